@@ -1,0 +1,480 @@
+"""Execute the book's chapters with papermill and render them with Jupyter Book.
+
+Usage (from the book root, the folder holding ``_toc.yml``)::
+
+    python -m seqmi.book list
+    python -m seqmi.book execute --profile quick|full [--only ID ...]
+    python -m seqmi.book build   --profile quick|full
+    python -m seqmi.book record  --profile full [--only ID ...]
+    python -m seqmi.book mathjax [--tarball PATH]
+
+Chapters are the ``notebooks/*`` entries of ``_toc.yml``, jupytext MyST markdown files.
+``execute`` runs each one with papermill into ``_build/<profile>/``::
+
+    executed/<id>.ipynb        the executed notebook
+    artifacts/<id>/            the chapter's out_dir: results.json, figures, provenance.json
+    manifest.json              status and wall time of every executed chapter
+
+``build`` stages a copy of the book in which every chapter is its executed notebook,
+turns Jupyter Book's own execution off, and renders it with ``--all -W -n
+--keep-going``: a warning, a broken reference, or a chapter that failed to execute
+fails the build. Jupyter Book's execution cache is never used, because it keys on
+code cells only and would miss a change in ``src/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import hashlib
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from seqmi.report import PROVENANCE_FILE, RESULTS_FILE, ROOT_ENV
+
+PROFILES = ("quick", "full")
+PROFILES_FILE = Path("notebooks") / "profiles.yml"
+MATHJAX_VERSION = "3.2.2"
+MATHJAX_URL = f"https://registry.npmjs.org/mathjax/-/mathjax-{MATHJAX_VERSION}.tgz"
+MATHJAX_SHA1 = "c754d7b46a679d7f3fa03543d6b8bf124ddf9f6b"
+MATHJAX_DIR = Path("_static") / "mathjax"
+# Parameters every chapter must declare, besides its own cost knobs.
+REQUIRED_PARAMETERS = ("seed", "device", "out_dir")
+# Folders copied into the staged book next to the executed chapters.
+STAGED_FOLDERS = ("book", "_static")
+
+
+class BookError(RuntimeError):
+    """A user-facing failure of the book pipeline (bad chapter id, failed chapter, ...)."""
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One declared chapter parameter: ``name: type = default  # help``."""
+
+    name: str
+    type: str
+    default: Any
+    help: str
+
+
+# ---------------------------------------------------------------- chapters and parameters
+
+
+def find_root(start: Path | None = None) -> Path:
+    """The first folder at or above ``start`` (default: cwd) that holds ``_toc.yml``."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "_toc.yml").is_file():
+            return folder
+    raise BookError(f"no _toc.yml at or above {here}: run from the book's root folder")
+
+
+def chapters(root: Path) -> list[str]:
+    """Chapter ids (file stems under ``notebooks/``) in ``_toc.yml`` order."""
+    toc = yaml.safe_load((root / "_toc.yml").read_text())
+    found: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            entry = node.get("file")
+            if isinstance(entry, str) and entry.startswith("notebooks/"):
+                found.append(Path(entry).stem)
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(toc)
+    return found
+
+
+def select(root: Path, only: list[str] | None) -> list[str]:
+    """The chapters named by ``only`` (full ids or their ``NN`` prefixes), all if empty."""
+    known = chapters(root)
+    if not only:
+        return known
+    picked: list[str] = []
+    for name in only:
+        matches = [c for c in known if c == name or c.split("_", 1)[0] == name]
+        if len(matches) != 1:
+            raise BookError(f"unknown chapter {name!r}; known chapters: {', '.join(known)}")
+        picked.append(matches[0])
+    return picked
+
+
+def chapter_path(root: Path, chapter: str) -> Path:
+    """The jupytext source ``notebooks/<chapter>.md``."""
+    return root / "notebooks" / f"{chapter}.md"
+
+
+def read_chapter(root: Path, chapter: str) -> Any:
+    """The chapter as an nbformat notebook (read with jupytext)."""
+    import jupytext
+
+    return jupytext.read(chapter_path(root, chapter))
+
+
+def declared_parameters(notebook: Any) -> dict[str, Parameter]:
+    """Parse the ``parameters`` cell, which must be the first code cell.
+
+    Every statement must be an annotated assignment of a literal
+    (``n_epochs: int = 3  # meaning``), so the defaults are the quick profile and
+    papermill's ``--help-notebook`` can describe them.
+
+    Raises
+    ------
+    BookError
+        If the first code cell is not tagged ``parameters`` or holds anything else.
+    """
+    code_cells = [c for c in notebook.cells if c.cell_type == "code"]
+    if not code_cells or "parameters" not in code_cells[0].get("metadata", {}).get("tags", []):
+        raise BookError("the first code cell must be tagged 'parameters'")
+    source = code_cells[0].source
+    lines = source.splitlines()
+    params: dict[str, Parameter] = {}
+    for stmt in ast.parse(source).body:
+        if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value):
+            raise BookError(f"parameters cell line {stmt.lineno}: only `name: type = literal` is allowed")
+        try:
+            default = ast.literal_eval(stmt.value)
+        except ValueError as err:
+            raise BookError(f"parameters cell line {stmt.lineno}: default of {stmt.target.id!r} "
+                            "is not a literal") from err
+        line = lines[stmt.lineno - 1]
+        help_text = line.split("#", 1)[1].strip() if "#" in line else ""
+        params[stmt.target.id] = Parameter(stmt.target.id, ast.unparse(stmt.annotation), default, help_text)
+    return params
+
+
+def profile_overrides(root: Path, chapter: str, profile: str) -> dict[str, Any]:
+    """Parameter overrides of ``chapter`` under ``profile`` (quick: none)."""
+    if profile not in PROFILES:
+        raise BookError(f"unknown profile {profile!r}; allowed: {', '.join(PROFILES)}")
+    if profile == "quick":
+        return {}
+    table = yaml.safe_load((root / PROFILES_FILE).read_text()) or {}
+    return dict((table.get(profile) or {}).get(chapter) or {})
+
+
+def check_overrides(root: Path, chapter: str, overrides: dict[str, Any]) -> None:
+    """Reject override names a chapter does not declare (papermill would only warn)."""
+    declared = declared_parameters(read_chapter(root, chapter))
+    unknown = sorted(set(overrides) - set(declared))
+    if unknown:
+        raise BookError(f"{chapter}: profile sets undeclared parameter(s) {unknown}; "
+                        f"declared: {sorted(declared)}")
+    for name, value in overrides.items():
+        expected = type(declared[name].default)
+        if not isinstance(value, expected) or isinstance(value, bool) != isinstance(declared[name].default, bool):
+            raise BookError(f"{chapter}: profile value {name}={value!r} is not of the declared "
+                            f"type {declared[name].type}")
+
+
+# ---------------------------------------------------------------- execution
+
+
+def build_dir(root: Path, profile: str) -> Path:
+    """``_build/<profile>`` under the book root."""
+    return root / "_build" / profile
+
+
+def execute(root: Path, profile: str, only: list[str] | None = None,
+            extra: dict[str, Any] | None = None, out: Path | None = None) -> dict[str, dict[str, Any]]:
+    """Execute chapters with papermill; return (and write) the manifest.
+
+    A failing chapter does not stop the others: its status is ``"failed"`` with the
+    error, and :func:`build` refuses to render a book with a failed chapter.
+
+    Parameters
+    ----------
+    root : Path
+        The book root.
+    profile : {"quick", "full"}
+        Parameter profile.
+    only : list of str, optional
+        Chapter ids or ``NN`` prefixes; all chapters when empty.
+    extra : dict, optional
+        Parameter overrides applied to every selected chapter on top of the profile
+        (e.g. ``{"device": "cpu"}``).
+    out : Path, optional
+        Output folder; ``_build/<profile>`` by default.
+    """
+    import papermill
+
+    selected = select(root, only)
+    plans = {}
+    for chapter in selected:  # validate every chapter before executing any
+        overrides = {**profile_overrides(root, chapter, profile), **(extra or {})}
+        check_overrides(root, chapter, overrides)
+        plans[chapter] = overrides
+    out = out or build_dir(root, profile)
+    manifest_path = out / "manifest.json"
+    manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
+    for chapter, overrides in plans.items():
+        artifacts = out / "artifacts" / chapter
+        shutil.rmtree(artifacts, ignore_errors=True)
+        artifacts.mkdir(parents=True)
+        executed = out / "executed" / f"{chapter}.ipynb"
+        executed.parent.mkdir(parents=True, exist_ok=True)
+        # relative to the root (papermill's cwd) when possible: the rendered book shows it
+        shown = artifacts.relative_to(root) if artifacts.is_relative_to(root) else artifacts
+        parameters = {**overrides, "out_dir": str(shown)}
+        print(f"[{profile}] executing {chapter} ...", flush=True)
+        start = time.perf_counter()
+        status, error = "ok", None
+        os.environ[ROOT_ENV] = str(root)
+        try:
+            papermill.execute_notebook(
+                read_chapter(root, chapter), str(executed), parameters=parameters,
+                cwd=str(root), kernel_name="python3", progress_bar=False,
+            )
+        except papermill.PapermillExecutionError as err:
+            status, error = "failed", f"{err.ename}: {err.evalue}"
+        wall = time.perf_counter() - start
+        print(f"[{profile}] {chapter}: {status} in {wall:.1f} s" + (f" ({error})" if error else ""), flush=True)
+        provenance = _provenance(root, profile, parameters, wall)
+        (artifacts / PROVENANCE_FILE).write_text(json.dumps(provenance, indent=2) + "\n")
+        manifest[chapter] = {"status": status, "error": error, "wall_s": round(wall, 2)}
+        manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
+    return {c: manifest[c] for c in selected}
+
+
+def _provenance(root: Path, profile: str, parameters: dict[str, Any], wall: float) -> dict[str, Any]:
+    return {
+        "commit": _git_commit(root),
+        "profile": profile,
+        "parameters": {k: v for k, v in parameters.items() if k != "out_dir"},
+        "device": _device_name(parameters.get("device", "auto")),
+        "torch": _torch_version(),
+        "python": platform.python_version(),
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPU cores",
+        "wall_s": round(wall, 2),
+        "date": time.strftime("%Y-%m-%d"),
+    }
+
+
+def _git_commit(root: Path) -> str:
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
+                              text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "src", "notebooks"], cwd=root,
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("+dirty" if dirty else "")
+
+
+def _torch_version() -> str:
+    try:
+        import torch
+    except ImportError:
+        return "not installed"
+    return torch.__version__
+
+
+def _device_name(requested: str) -> str:
+    try:
+        import torch
+    except ImportError:
+        return "cpu"
+    if requested != "cpu" and torch.cuda.is_available():
+        return f"cuda ({torch.cuda.get_device_name(0)})"
+    return "cpu"
+
+
+# ---------------------------------------------------------------- building
+
+
+def stage(root: Path, profile: str, out: Path | None = None) -> Path:
+    """Copy the book into ``<out>/stage`` with executed chapters, execution off."""
+    out = out or build_dir(root, profile)
+    manifest_path = out / "manifest.json"
+    manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
+    problems = []
+    for chapter in chapters(root):
+        entry = manifest.get(chapter)
+        if entry is None or not (out / "executed" / f"{chapter}.ipynb").is_file():
+            problems.append(f"{chapter}: not executed (run `execute --profile {profile}` first)")
+        elif entry["status"] != "ok":
+            problems.append(f"{chapter}: execution failed: {entry['error']}")
+        elif _has_error_output(out / "executed" / f"{chapter}.ipynb"):
+            problems.append(f"{chapter}: executed notebook holds an error output")
+    if problems:
+        raise BookError("cannot build the book:\n  " + "\n  ".join(problems))
+    staged = out / "stage"
+    shutil.rmtree(staged, ignore_errors=True)
+    staged.mkdir(parents=True)
+    config = yaml.safe_load((root / "_config.yml").read_text())
+    config.setdefault("execute", {})["execute_notebooks"] = "off"
+    (staged / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False))
+    shutil.copy2(root / "_toc.yml", staged / "_toc.yml")
+    for name in STAGED_FOLDERS:
+        if (root / name).is_dir():
+            shutil.copytree(root / name, staged / name)
+    (staged / "notebooks").mkdir()
+    for chapter in chapters(root):
+        shutil.copy2(out / "executed" / f"{chapter}.ipynb", staged / "notebooks" / f"{chapter}.ipynb")
+    return staged
+
+
+def _has_error_output(path: Path) -> bool:
+    notebook = json.loads(path.read_text())
+    return any(o.get("output_type") == "error"
+               for cell in notebook["cells"] for o in cell.get("outputs", []))
+
+
+def build(root: Path, profile: str, out: Path | None = None) -> Path:
+    """Render the staged book to HTML under ``<out>/book``; return the path of ``index.html``.
+
+    ``out`` is the folder :func:`execute` wrote into (``_build/<profile>`` by default).
+
+    Raises
+    ------
+    BookError
+        If a chapter is missing or failed, or Jupyter Book reports any warning.
+    """
+    if not (root / MATHJAX_DIR / "tex-chtml.js").is_file():
+        raise BookError(f"MathJax is not installed under {MATHJAX_DIR}: run `python -m seqmi.book mathjax`")
+    out = out or build_dir(root, profile)
+    staged = stage(root, profile, out)
+    html_root = out / "book"
+    shutil.rmtree(html_root, ignore_errors=True)
+    command = [_jupyter_book(), "build", str(staged), "--all", "-W", "-n", "--keep-going",
+               "--path-output", str(html_root)]
+    result = subprocess.run(command, cwd=root)
+    if result.returncode != 0:
+        raise BookError(f"jupyter-book build failed (exit {result.returncode}); see the warnings above")
+    return html_root / "_build" / "html" / "index.html"
+
+
+def _jupyter_book() -> str:
+    beside = Path(sys.executable).with_name("jupyter-book")
+    found = str(beside) if beside.is_file() else shutil.which("jupyter-book")
+    if not found:
+        raise BookError("jupyter-book is not installed: run `make book` or install requirements/lock.txt")
+    return found
+
+
+def record(root: Path, profile: str, only: list[str] | None = None, out: Path | None = None) -> list[Path]:
+    """Copy each executed chapter's results, provenance and PNG figures to ``results/<profile>/``."""
+    out = out or build_dir(root, profile)
+    written = []
+    for chapter in select(root, only):
+        artifacts = out / "artifacts" / chapter
+        if not (artifacts / RESULTS_FILE).is_file():
+            raise BookError(f"{chapter}: no {RESULTS_FILE} under {artifacts}; execute it first")
+        target = root / "results" / profile / chapter
+        shutil.rmtree(target, ignore_errors=True)
+        target.mkdir(parents=True)
+        for item in [artifacts / RESULTS_FILE, artifacts / PROVENANCE_FILE, *sorted(artifacts.glob("*.png"))]:
+            shutil.copy2(item, target / item.name)
+        written.append(target)
+    return written
+
+
+def install_mathjax(root: Path, tarball: Path | None = None) -> Path:
+    """Unpack MathJax 3 (npm package, checksum-verified) into ``_static/mathjax``.
+
+    Parameters
+    ----------
+    root : Path
+        The book root.
+    tarball : Path, optional
+        A local copy of the npm tarball, or a folder holding ``mathjax-<version>.tgz``
+        (for machines without network); otherwise it is downloaded from the npm registry.
+    """
+    target = root / MATHJAX_DIR
+    if (target / "tex-chtml.js").is_file():
+        return target
+    with tempfile.TemporaryDirectory() as tmp:
+        archive = Path(tmp) / "mathjax.tgz"
+        if tarball is None:
+            with urllib.request.urlopen(MATHJAX_URL, timeout=60) as response:
+                archive.write_bytes(response.read())
+        else:
+            source = tarball / f"mathjax-{MATHJAX_VERSION}.tgz" if tarball.is_dir() else tarball
+            if not source.is_file():
+                raise BookError(f"no MathJax tarball at {source}")
+            shutil.copy2(source, archive)
+        digest = hashlib.sha1(archive.read_bytes()).hexdigest()
+        if digest != MATHJAX_SHA1:
+            raise BookError(f"MathJax tarball checksum {digest} != expected {MATHJAX_SHA1}")
+        with tarfile.open(archive) as tar:
+            members = [m for m in tar.getmembers() if m.name.startswith("package/es5/")]
+            tar.extractall(tmp, members=members, filter="data")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(Path(tmp) / "package" / "es5"), target)
+    return target
+
+
+# ---------------------------------------------------------------- command line
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m seqmi.book", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--root", type=Path, default=None, help="book root (default: found from cwd)")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("list", help="list the chapters and their parameters")
+    for name, help_text in (("execute", "execute chapters with papermill"),
+                            ("build", "render the executed chapters to HTML"),
+                            ("record", "copy executed results to results/<profile>/")):
+        cmd = sub.add_parser(name, help=help_text)
+        cmd.add_argument("--profile", choices=PROFILES, default="quick")
+        if name != "build":
+            cmd.add_argument("--only", nargs="*", default=None, metavar="ID",
+                             help="chapter ids or NN prefixes (default: all)")
+        if name == "execute":
+            cmd.add_argument("--device", choices=("auto", "cpu", "cuda"), default=None,
+                             help="override every chapter's device parameter")
+    mj = sub.add_parser("mathjax", help="install MathJax 3 into _static/ for offline reading")
+    mj.add_argument("--tarball", type=Path, default=None, help=f"local mathjax-{MATHJAX_VERSION}.tgz, or a folder holding it")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``python -m seqmi.book``; returns the exit status."""
+    args = _parser().parse_args(argv)
+    try:
+        root = find_root(args.root)
+        if args.command == "list":
+            for chapter in chapters(root):
+                params = declared_parameters(read_chapter(root, chapter))
+                print(chapter)
+                for p in params.values():
+                    print(f"    {p.name}: {p.type} = {p.default!r}  # {p.help}")
+        elif args.command == "execute":
+            extra = {"device": args.device} if args.device else None
+            manifest = execute(root, args.profile, args.only, extra)
+            failed = [c for c, entry in manifest.items() if entry["status"] != "ok"]
+            if failed:
+                raise BookError(f"chapter(s) failed: {', '.join(failed)}")
+        elif args.command == "build":
+            print(f"The book: {build(root, args.profile)}")
+        elif args.command == "record":
+            for path in record(root, args.profile, args.only):
+                print(f"recorded {path.relative_to(root)}")
+        elif args.command == "mathjax":
+            print(f"MathJax in {install_mathjax(root, args.tarball)}")
+    except BookError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

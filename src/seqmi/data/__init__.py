@@ -1,0 +1,1 @@
+"""Generators of sequences whose statistics are known exactly."""

@@ -1,0 +1,1 @@
+"""Neural sequence models."""

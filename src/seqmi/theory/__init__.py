@@ -1,0 +1,1 @@
+"""Exact results (closed forms, symbolic derivations) that chapters check numerics against."""

@@ -1,0 +1,55 @@
+"""Closed forms for the binary symmetric Markov chain."""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from seqmi.validate import check_float
+
+
+def binary_entropy(p: ArrayLike) -> NDArray[np.float64]:
+    """Binary entropy ``H_b(p) = -p ln p - (1-p) ln(1-p)`` in nats (``0 ln 0 = 0``)."""
+    p = np.asarray(p, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        h = -np.where(p > 0, p * np.log(p), 0.0) - np.where(p < 1, (1 - p) * np.log1p(-p), 0.0)
+    return h
+
+
+def bsc_two_point_mi(q: float, lags: ArrayLike) -> NDArray[np.float64]:
+    """Exact ``I(tau) = ln 2 - H_b((1 - (1 - 2q)^tau) / 2)`` of the binary symmetric chain.
+
+    ``(1 - (1 - 2q)^tau) / 2`` is the probability that an odd number of flips
+    happened in ``tau`` steps, i.e. that ``x_{t+tau} != x_t``.
+
+    Parameters
+    ----------
+    q : float
+        Flip probability, ``0 <= q <= 1``.
+    lags : array_like of int
+        Distances ``tau >= 1``.
+
+    Returns
+    -------
+    ndarray of float
+    """
+    check_float("q", q, 0.0, 1.0)
+    tau = np.asarray(lags)
+    if np.any(tau < 1):
+        raise ValueError(f"lags must be >= 1, got minimum {tau.min()}")
+    p_diff = (1.0 - (1.0 - 2.0 * q) ** tau) / 2.0
+    return np.log(2.0) - binary_entropy(p_diff)
+
+
+def bsc_correlation_length(q: float) -> float:
+    """Correlation length ``xi = -1 / ln|1 - 2q|`` (MI decays like ``exp(-2 tau / xi)``).
+
+    Returns ``inf`` for ``q`` in {0, 1} (no decay) and ``0`` for ``q = 1/2``.
+    """
+    check_float("q", q, 0.0, 1.0)
+    r = abs(1.0 - 2.0 * q)
+    if r == 1.0:
+        return float("inf")
+    if r == 0.0:
+        return 0.0
+    return float(-1.0 / np.log(r))

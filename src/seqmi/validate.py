@@ -1,0 +1,89 @@
+"""Argument checks that fail early with a message naming the value and what is allowed."""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Iterable
+from typing import Any
+
+
+def check_int(name: str, value: Any, low: int | None = None, high: int | None = None) -> int:
+    """Return ``value`` if it is an integer in ``[low, high]``, else raise ``ValueError``.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, quoted in the message.
+    value : Any
+        The value to check; booleans are rejected.
+    low, high : int, optional
+        Inclusive bounds; ``None`` means unbounded.
+
+    Returns
+    -------
+    int
+        ``value`` as a Python ``int``.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    _check_bounds(name, value, low, high)
+    return int(value)
+
+
+def check_float(
+    name: str,
+    value: Any,
+    low: float | None = None,
+    high: float | None = None,
+    *,
+    low_open: bool = False,
+    high_open: bool = False,
+) -> float:
+    """Return ``value`` as a float if it is a real number in the given interval.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, quoted in the message.
+    value : Any
+        The value to check; booleans and NaN are rejected.
+    low, high : float, optional
+        Bounds; ``None`` means unbounded.
+    low_open, high_open : bool
+        Whether the corresponding bound is excluded.
+
+    Returns
+    -------
+    float
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or value != value:
+        raise ValueError(f"{name} must be a real number, got {value!r}")
+    _check_bounds(name, value, low, high, low_open=low_open, high_open=high_open)
+    return float(value)
+
+
+def check_choice(name: str, value: Any, choices: Iterable[Any]) -> Any:
+    """Return ``value`` if it is one of ``choices``, else raise ``ValueError``."""
+    allowed = list(choices)
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+    return value
+
+
+def _check_bounds(
+    name: str,
+    value: float,
+    low: float | None,
+    high: float | None,
+    *,
+    low_open: bool = False,
+    high_open: bool = False,
+) -> None:
+    too_low = low is not None and (value <= low if low_open else value < low)
+    too_high = high is not None and (value >= high if high_open else value > high)
+    if too_low or too_high:
+        left = "(" if low_open else "["
+        right = ")" if high_open else "]"
+        lo = "-inf" if low is None else repr(low)
+        hi = "inf" if high is None else repr(high)
+        raise ValueError(f"{name} must be in {left}{lo}, {hi}{right}, got {value!r}")

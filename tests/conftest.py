@@ -1,0 +1,47 @@
+"""Shared fixtures: one quick-profile execution of the book per test session."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from seqmi import book, report
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class BookRun:
+    """Executes chapters (quick profile) on first request, once per session, into ``out``."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.manifest: dict[str, dict[str, Any]] = {}
+        self._index: Path | None = None
+
+    def chapter(self, chapter: str) -> Path:
+        """Execute ``chapter`` if not done yet; return its artifacts folder."""
+        if chapter not in self.manifest:
+            self.manifest.update(book.execute(ROOT, "quick", [chapter], out=self.out))
+        entry = self.manifest[chapter]
+        if entry["status"] != "ok":
+            pytest.fail(f"{chapter} failed under papermill: {entry['error']}")
+        return self.out / "artifacts" / chapter
+
+    def results(self, chapter: str) -> dict[str, Any]:
+        """The ``results`` dict that ``chapter`` saved."""
+        return report.load_results(self.chapter(chapter))["results"]
+
+    def html(self) -> Path:
+        """Execute every chapter and build the book once; return ``index.html``."""
+        if self._index is None:
+            for chapter in book.chapters(ROOT):
+                self.chapter(chapter)
+            self._index = book.build(ROOT, "quick", out=self.out)
+        return self._index
+
+
+@pytest.fixture(scope="session")
+def book_run(tmp_path_factory: pytest.TempPathFactory) -> BookRun:
+    return BookRun(tmp_path_factory.mktemp("book"))

@@ -1,0 +1,155 @@
+"""The book pipeline: chapter rules, the CLI, the staged build and its failure modes."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from seqmi import book
+
+ROOT = Path(__file__).resolve().parents[1]
+CHAPTERS = book.chapters(ROOT)
+
+
+def test_toc_lists_chapters_that_exist():
+    assert CHAPTERS, "the _toc.yml lists no chapter"
+    for chapter in CHAPTERS:
+        assert book.chapter_path(ROOT, chapter).is_file()
+        assert chapter[:2].isdigit() and chapter[2] == "_"
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_parameters_cell_rules(chapter):
+    params = book.declared_parameters(book.read_chapter(ROOT, chapter))
+    for name in book.REQUIRED_PARAMETERS:
+        assert name in params, f"{chapter} does not declare {name!r}"
+    assert params["device"].default == "auto"
+    for p in params.values():
+        assert p.help, f"{chapter}: parameter {p.name} has no `# help` comment"
+        assert type(p.default).__name__ == p.type, f"{chapter}: {p.name} annotated {p.type}, default {p.default!r}"
+
+
+def test_profiles_only_set_declared_parameters():
+    table = yaml.safe_load((ROOT / book.PROFILES_FILE).read_text())
+    assert set(table) <= set(book.PROFILES)
+    for profile, chapters in table.items():
+        assert set(chapters) <= set(CHAPTERS), f"{profile} names unknown chapters"
+        for chapter, overrides in chapters.items():
+            book.check_overrides(ROOT, chapter, overrides)
+            assert "out_dir" not in overrides
+
+
+def test_undeclared_or_mistyped_override_is_rejected():
+    with pytest.raises(book.BookError, match=r"undeclared parameter\(s\) \['n_sqe'\]"):
+        book.check_overrides(ROOT, CHAPTERS[0], {"n_sqe": 3})
+    with pytest.raises(book.BookError, match="not of the declared type"):
+        book.check_overrides(ROOT, CHAPTERS[0], {"seed": "zero"})
+
+
+def test_parameters_cell_must_come_first():
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x: int = 1")])
+    with pytest.raises(book.BookError, match="tagged 'parameters'"):
+        book.declared_parameters(nb)
+    nb.cells[0].metadata["tags"] = ["parameters"]
+    nb.cells[0].source = "x = 1"
+    with pytest.raises(book.BookError, match="only `name: type = literal`"):
+        book.declared_parameters(nb)
+
+
+def test_cli_rejects_unknown_chapter_and_profile():
+    with pytest.raises(book.BookError, match="unknown chapter 'nope'; known chapters"):
+        book.select(ROOT, ["nope"])
+    assert book.select(ROOT, [CHAPTERS[0][:2]]) == [CHAPTERS[0]]
+    proc = subprocess.run([sys.executable, "-m", "seqmi.book", "execute", "--only", "99"],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 1 and "unknown chapter '99'" in proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "seqmi.book", "execute", "--profile", "huge"],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 2 and "invalid choice: 'huge'" in proc.stderr
+
+
+def test_no_notebook_is_committed():
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    tracked = subprocess.run(["git", "ls-files", "*.ipynb"], cwd=ROOT, capture_output=True,
+                             text=True, check=True).stdout
+    assert tracked == ""
+
+
+def test_environment_yml_reuses_the_lock():
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    pip_section = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
+    assert "-r requirements/lock.txt" in pip_section
+    lock = (ROOT / "requirements" / "lock.txt").read_text().split()
+    assert all("==" in line for line in lock), "every lock entry must be pinned exactly"
+    assert any(line.startswith("jupyter-book==1.") for line in lock)
+
+
+@pytest.mark.book
+def test_staged_book_builds_with_every_chapter(book_run):
+    index = book_run.html()
+    html = index.parent
+    assert index.is_file()
+    for chapter in CHAPTERS:
+        page = html / "notebooks" / f"{chapter}.html"
+        assert page.is_file(), f"{chapter} was not rendered"
+        assert "<img" in page.read_text(), f"{chapter} shows no figure"
+    assert (html / "_static" / "mathjax" / "tex-chtml.js").is_file()
+    assert "cdn.jsdelivr" not in (html / "book" / "intro.html").read_text()
+
+
+def _tiny_book(tmp_path: Path, chapter_code: str, prose: str = "Some text.") -> Path:
+    """A two-page book (prose + one chapter) sharing this repo's config and MathJax."""
+    root = tmp_path / "tiny"
+    (root / "book").mkdir(parents=True)
+    (root / "notebooks").mkdir()
+    shutil.copy2(ROOT / "_config.yml", root / "_config.yml")
+    shutil.copytree(ROOT / "_static", root / "_static")
+    shutil.copy2(ROOT / "book" / "references.bib", root / "book" / "references.bib")
+    (root / "_toc.yml").write_text("format: jb-book\nroot: book/intro\nchapters:\n"
+                                   "  - file: notebooks/00_tiny\n")
+    (root / "book" / "intro.md").write_text(f"# Tiny\n\n{prose}\n")
+    (root / "notebooks" / "profiles.yml").write_text("full: {}\n")
+    (root / "notebooks" / "00_tiny.md").write_text(
+        "---\njupytext:\n  text_representation:\n    extension: .md\n    format_name: myst\n    format_version: 0.13\n"
+        "kernelspec:\n  display_name: Python 3\n  language: python\n  name: python3\n---\n\n"
+        "# Tiny chapter\n\n```{code-cell} ipython3\n:tags: [parameters]\n\n"
+        "seed: int = 0  # seed\ndevice: str = \"auto\"  # device\nout_dir: str = \".\"  # output\n```\n\n"
+        f"```{{code-cell}} ipython3\n{chapter_code}\n```\n")
+    return root
+
+
+def _cli(root: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "seqmi.book", "--root", str(root), *args],
+                          capture_output=True, text=True)
+
+
+@pytest.mark.book
+def test_failing_chapter_fails_the_build(tmp_path):
+    root = _tiny_book(tmp_path, 'raise RuntimeError("chapter is broken")')
+    executed = _cli(root, "execute")
+    assert executed.returncode == 1 and "chapter(s) failed: 00_tiny" in executed.stderr
+    built = _cli(root, "build")
+    assert built.returncode == 1
+    assert "00_tiny: execution failed: RuntimeError: chapter is broken" in built.stderr
+    assert not (root / "_build" / "quick" / "book").exists()
+
+
+@pytest.mark.book
+def test_broken_reference_fails_the_build(tmp_path):
+    root = _tiny_book(tmp_path, "print('fine')", prose="See {doc}`missing_page`.")
+    assert _cli(root, "execute").returncode == 0
+    built = _cli(root, "build")
+    assert built.returncode == 1
+    assert "missing_page" in built.stdout + built.stderr
+    ok = _tiny_book(tmp_path / "ok", "print('fine')")
+    assert _cli(ok, "execute").returncode == 0
+    built = _cli(ok, "build")
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]

@@ -1,0 +1,64 @@
+"""A real browser reads the built book from file:// with the network switched off."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHOTS = ROOT / "_build" / "screenshots"
+pytestmark = [pytest.mark.book, pytest.mark.browser]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    chromium, driver_bin = shutil.which("chromium"), shutil.which("chromedriver")
+    if not (chromium and driver_bin):
+        pytest.skip("Chromium or chromedriver is not installed (Debian: chromium chromium-driver; .ci/run installs them)")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,1600",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--no-first-run",
+                 # no network: every host name fails to resolve and every proxy is a dead port
+                 "--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=http://127.0.0.1:9"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(driver_bin), options=options)
+    driver.set_page_load_timeout(60)
+    driver.set_script_timeout(60)
+    yield driver
+    driver.quit()
+
+
+def _open(browser, page: Path, shot: str) -> dict:
+    browser.get(page.as_uri())
+    state = browser.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        const ready = (window.MathJax && MathJax.startup) ? MathJax.startup.promise : Promise.resolve();
+        ready.then(() => Promise.all([...document.images].map(i => i.complete ? 0 :
+            new Promise(r => { i.onload = i.onerror = r; }))))
+          .then(() => done({
+            mathjax: document.querySelectorAll('mjx-container').length,
+            images: [...document.querySelectorAll('article img')].map(i => i.naturalWidth),
+            mathjaxSrc: [...document.scripts].map(s => s.src).filter(s => s.includes('mathjax')),
+          }));
+    """)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    browser.save_screenshot(str(SHOTS / f"{shot}.png"))
+    return state
+
+
+def test_intro_and_primer_render_offline(book_run, browser):
+    html = book_run.html().parent
+    intro = _open(browser, html / "book" / "intro.html", "intro")
+    assert intro["mathjax"] > 0, "no math typeset on the intro page"
+    assert all(src.startswith("file://") for src in intro["mathjaxSrc"]), intro["mathjaxSrc"]
+    primer = _open(browser, html / "notebooks" / "00_mutual_information.html", "primer")
+    assert primer["mathjax"] > 5, "the primer's equations were not typeset"
+    assert len(primer["images"]) >= 2, "the primer's figures are missing"
+    assert all(w > 0 for w in primer["images"]), f"an image failed to load: {primer['images']}"

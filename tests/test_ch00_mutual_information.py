@@ -1,0 +1,41 @@
+"""Chapter 00 (primer): its JSON against the binary symmetric chain's exact answers."""
+
+import numpy as np
+import pytest
+
+from seqmi.theory.markov import bsc_correlation_length, bsc_two_point_mi
+
+CHAPTER = "00_mutual_information"
+pytestmark = pytest.mark.book
+
+
+@pytest.fixture(scope="module")
+def res(book_run):
+    return book_run.results(CHAPTER)
+
+
+def test_estimates_match_exact_within_sampling_error(res):
+    lags = np.array(res["lags"])
+    est, se = np.array(res["estimate"]), np.array(res["stderr"])
+    exact = bsc_two_point_mi(res["q"], lags)
+    np.testing.assert_allclose(res["exact"], exact, rtol=1e-12)
+    visible = exact > 1e-3
+    assert visible.sum() >= 5
+    # plug-in bias for two symbols is 1/(2N); beyond it only sampling noise remains,
+    # whose standard error comes from independent batches of sequences
+    bias = 1.0 / (2.0 * res["n_seq"] * (res["length"] - lags))
+    z = (est - exact - bias) / se
+    assert np.abs(z[visible]).max() < 5.0
+
+
+def test_correlation_length_recovered(res):
+    xi = bsc_correlation_length(res["q"])
+    assert res["xi_predicted"] == pytest.approx(xi, rel=1e-12)
+    # the fit scatters by about 1.5 % over seeds in the quick profile
+    assert res["xi_fitted"] == pytest.approx(xi, rel=0.05)
+
+
+def test_bipartite_mi_is_flat_at_i1(res):
+    i1 = bsc_two_point_mi(res["q"], [1])[0]
+    np.testing.assert_allclose(res["bipartite_mi"], i1, atol=1e-12)
+    assert res["bipartite_max_deviation"] < 1e-12

@@ -1,0 +1,30 @@
+import pytest
+
+from seqmi.device import resolve_device
+from seqmi.validate import check_choice, check_float, check_int
+
+
+def test_checks_accept_and_reject():
+    assert check_int("n", 3, 1, 5) == 3
+    assert check_float("x", 0.5, 0.0, 1.0, low_open=True) == 0.5
+    with pytest.raises(ValueError, match=r"n must be in \[1, 5\], got 7"):
+        check_int("n", 7, 1, 5)
+    with pytest.raises(ValueError, match="n must be an integer, got True"):
+        check_int("n", True)
+    with pytest.raises(ValueError, match=r"x must be in \(0.0, 1.0\], got 0.0"):
+        check_float("x", 0.0, 0.0, 1.0, low_open=True)
+    with pytest.raises(ValueError, match="x must be a real number"):
+        check_float("x", float("nan"))
+    with pytest.raises(ValueError, match=r"mode must be one of \['a', 'b'\], got 'c'"):
+        check_choice("mode", "c", ["a", "b"])
+
+
+def test_device_resolution():
+    torch = pytest.importorskip("torch")
+    assert resolve_device("cpu").type == "cpu"
+    assert resolve_device("auto").type == ("cuda" if torch.cuda.is_available() else "cpu")
+    with pytest.raises(ValueError, match="device must be one of"):
+        resolve_device("tpu")
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="device='cuda' was requested but torch sees no CUDA GPU"):
+            resolve_device("cuda")
