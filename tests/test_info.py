@@ -46,3 +46,28 @@ def test_entropy_and_joint_reject_bad_input():
         entropy(np.array([1, -1]))
     with pytest.raises(ValueError, match="sum to 1"):
         mi_from_joint(np.ones((2, 2)))
+
+
+def test_gaussian_mi_bivariate_and_large_blocks():
+    from seqmi.info import gaussian_mi
+
+    rho = 0.6
+    assert gaussian_mi([[1, rho], [rho, 1]], [0], [1]) == pytest.approx(-0.5 * np.log(1 - rho**2))
+    # AR(1) with coefficient a: past and future share exactly the boundary, I = -ln(1 - a^2)/2
+    a, n = 0.9, 3000
+    idx = np.arange(n)
+    cov = a ** np.abs(idx[:, None] - idx[None, :])
+    assert gaussian_mi(cov, idx[: n // 2], idx[n // 2:]) == pytest.approx(-0.5 * np.log(1 - a**2), rel=1e-8)
+
+
+def test_gaussian_mi_rejects_bad_input():
+    from seqmi.info import gaussian_mi
+
+    with pytest.raises(ValueError, match="overlap"):
+        gaussian_mi(np.eye(3), [0, 1], [1, 2])
+    with pytest.raises(ValueError, match="not positive definite"):
+        gaussian_mi([[1, 2], [2, 1]], [0], [1])
+    with pytest.raises(ValueError, match="symmetric"):
+        gaussian_mi([[1, 0.5], [0.1, 1]], [0], [1])
+    with pytest.raises(ValueError, match=r"idx_y must be a non-empty set of indices in \[0, 1\]"):
+        gaussian_mi(np.eye(2), [0], [5])
