@@ -32,7 +32,7 @@ execute: $(STAMP)
 	$(PY) -m seqmi.book execute --profile $(PROFILE) $(ONLY_ARGS) $(DEVICE_ARGS)
 
 build: $(STAMP)
-	$(PY) -m seqmi.book build --profile $(PROFILE)
+	$(PY) -m seqmi.book build --profile $(PROFILE) $(ONLY_ARGS)
 
 # Execute and copy the headline results into results/<profile>/ (commit results/full/).
 results: execute

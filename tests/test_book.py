@@ -153,3 +153,12 @@ def test_broken_reference_fails_the_build(tmp_path):
     assert _cli(ok, "execute").returncode == 0
     built = _cli(ok, "build")
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+
+
+def test_partial_toc_keeps_prose_and_selected_chapters():
+    toc = {"format": "jb-book", "root": "book/intro", "parts": [
+        {"caption": "A", "chapters": [{"file": "book/notation"}, {"file": "notebooks/00_a"}]},
+        {"caption": "B", "chapters": [{"file": "notebooks/01_b"}]},
+    ]}
+    kept = book._filter_toc(toc, {"00_a"})
+    assert kept["parts"] == [{"caption": "A", "chapters": [{"file": "book/notation"}, {"file": "notebooks/00_a"}]}]

@@ -300,13 +300,18 @@ def _device_name(requested: str) -> str:
 # ---------------------------------------------------------------- building
 
 
-def stage(root: Path, profile: str, out: Path | None = None) -> Path:
-    """Copy the book into ``<out>/stage`` with executed chapters, execution off."""
+def stage(root: Path, profile: str, out: Path | None = None, only: list[str] | None = None) -> Path:
+    """Copy the book into ``<out>/stage`` with executed chapters, execution off.
+
+    With ``only``, the staged table of contents keeps the prose pages and just those
+    chapters (a partial book for a quick look); otherwise every chapter must have run.
+    """
     out = out or build_dir(root, profile)
+    selected = select(root, only)
     manifest_path = out / "manifest.json"
     manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
     problems = []
-    for chapter in chapters(root):
+    for chapter in selected:
         entry = manifest.get(chapter)
         if entry is None or not (out / "executed" / f"{chapter}.ipynb").is_file():
             problems.append(f"{chapter}: not executed (run `execute --profile {profile}` first)")
@@ -322,14 +327,31 @@ def stage(root: Path, profile: str, out: Path | None = None) -> Path:
     config = yaml.safe_load((root / "_config.yml").read_text())
     config.setdefault("execute", {})["execute_notebooks"] = "off"
     (staged / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False))
-    shutil.copy2(root / "_toc.yml", staged / "_toc.yml")
+    toc = _filter_toc(yaml.safe_load((root / "_toc.yml").read_text()), set(selected))
+    (staged / "_toc.yml").write_text(yaml.safe_dump(toc, sort_keys=False))
     for name in STAGED_FOLDERS:
         if (root / name).is_dir():
             shutil.copytree(root / name, staged / name)
     (staged / "notebooks").mkdir()
-    for chapter in chapters(root):
+    for chapter in selected:
         shutil.copy2(out / "executed" / f"{chapter}.ipynb", staged / "notebooks" / f"{chapter}.ipynb")
     return staged
+
+
+def _filter_toc(node: Any, keep: set[str]) -> Any:
+    """``_toc.yml`` without the chapter entries not in ``keep`` (and parts left empty)."""
+    if isinstance(node, list):
+        kept = [_filter_toc(item, keep) for item in node]
+        return [item for item in kept if item is not None]
+    if isinstance(node, dict):
+        entry = node.get("file")
+        if isinstance(entry, str) and entry.startswith("notebooks/") and Path(entry).stem not in keep:
+            return None
+        filtered = {key: _filter_toc(value, keep) for key, value in node.items()}
+        if "chapters" in node and not filtered["chapters"]:
+            return None
+        return filtered
+    return node
 
 
 def _has_error_output(path: Path) -> bool:
@@ -338,10 +360,11 @@ def _has_error_output(path: Path) -> bool:
                for cell in notebook["cells"] for o in cell.get("outputs", []))
 
 
-def build(root: Path, profile: str, out: Path | None = None) -> Path:
+def build(root: Path, profile: str, out: Path | None = None, only: list[str] | None = None) -> Path:
     """Render the staged book to HTML under ``<out>/book``; return the path of ``index.html``.
 
-    ``out`` is the folder :func:`execute` wrote into (``_build/<profile>`` by default).
+    ``out`` is the folder :func:`execute` wrote into (``_build/<profile>`` by default);
+    ``only`` renders a partial book with just those chapters (see :func:`stage`).
 
     Raises
     ------
@@ -351,7 +374,7 @@ def build(root: Path, profile: str, out: Path | None = None) -> Path:
     if not (root / MATHJAX_DIR / "tex-chtml.js").is_file():
         raise BookError(f"MathJax is not installed under {MATHJAX_DIR}: run `python -m seqmi.book mathjax`")
     out = out or build_dir(root, profile)
-    staged = stage(root, profile, out)
+    staged = stage(root, profile, out, only)
     html_root = out / "book"
     shutil.rmtree(html_root, ignore_errors=True)
     command = [_jupyter_book(), "build", str(staged), "--all", "-W", "-n", "--keep-going",
@@ -435,9 +458,8 @@ def _parser() -> argparse.ArgumentParser:
                             ("record", "copy executed results to results/<profile>/")):
         cmd = sub.add_parser(name, help=help_text)
         cmd.add_argument("--profile", choices=PROFILES, default="quick")
-        if name != "build":
-            cmd.add_argument("--only", nargs="*", default=None, metavar="ID",
-                             help="chapter ids or NN prefixes (default: all)")
+        cmd.add_argument("--only", nargs="*", default=None, metavar="ID",
+                         help="chapter ids or NN prefixes (default: all)")
         if name == "execute":
             cmd.add_argument("--device", choices=("auto", "cpu", "cuda"), default=None,
                              help="override every chapter's device parameter")
@@ -464,7 +486,7 @@ def main(argv: list[str] | None = None) -> int:
             if failed:
                 raise BookError(f"chapter(s) failed: {', '.join(failed)}")
         elif args.command == "build":
-            print(f"The book: {build(root, args.profile)}")
+            print(f"The book: {build(root, args.profile, only=args.only)}")
         elif args.command == "record":
             for path in record(root, args.profile, args.only):
                 print(f"recorded {path.relative_to(root)}")
