@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from seqmi.theory.markov import bsc_correlation_length, bsc_two_point_mi
+from seqmi.theory.markov import bsc_correlation_length, bsc_plugin_floor, bsc_two_point_mi
 
 CHAPTER = "00_mutual_information"
 pytestmark = pytest.mark.book
@@ -21,9 +21,10 @@ def test_estimates_match_exact_within_sampling_error(res):
     np.testing.assert_allclose(res["exact"], exact, rtol=1e-12)
     visible = exact > 1e-3
     assert visible.sum() >= 5
-    # plug-in bias for two symbols is 1/(2N); beyond it only sampling noise remains,
-    # whose standard error comes from independent batches of sequences
-    bias = 1.0 / (2.0 * res["n_seq"] * (res["length"] - lags))
+    # beyond the plug-in floor (Bartlett-corrected for overlapping pairs) only sampling
+    # noise remains, whose standard error comes from independent batches of sequences;
+    # 5 standard errors over ~13 correlated lags with a 19-dof error estimate
+    bias = bsc_plugin_floor(res["q"], res["n_seq"] * (res["length"] - lags))
     z = (est - exact - bias) / se
     assert np.abs(z[visible]).max() < 5.0
 
@@ -39,3 +40,14 @@ def test_bipartite_mi_is_flat_at_i1(res):
     i1 = bsc_two_point_mi(res["q"], [1])[0]
     np.testing.assert_allclose(res["bipartite_mi"], i1, atol=1e-12)
     assert res["bipartite_max_deviation"] < 1e-12
+
+
+def test_floor_matches_estimates_where_mi_has_vanished(res):
+    # the floor is the mean of the estimates once the true MI is far below it
+    lags = np.array(res["lags"])
+    exact = bsc_two_point_mi(res["q"], lags)
+    floor = bsc_plugin_floor(res["q"], res["n_seq"] * (res["length"] - lags))
+    gone = exact < 0.01 * floor
+    assert gone.sum() >= 5, "max_lag must reach the floor in every profile"
+    est, se = np.array(res["estimate"])[gone], np.array(res["stderr"])[gone]
+    assert abs(est.mean() - floor[gone].mean()) < 5 * se.mean()

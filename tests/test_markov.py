@@ -47,3 +47,10 @@ def test_chain_rejects_bad_input(kwargs, match):
 def test_closed_form_rejects_lag_zero():
     with pytest.raises(ValueError, match="lags must be >= 1"):
         bsc_two_point_mi(0.1, [0, 1])
+
+
+def test_plugin_floor_reduces_to_textbook_for_independent_pairs():
+    from seqmi.theory.markov import bsc_plugin_floor
+
+    assert bsc_plugin_floor(0.5, 1000) == pytest.approx(1 / 2000)
+    assert bsc_plugin_floor(0.1, 1000) == pytest.approx(1.64 / 0.36 / 2000)

@@ -53,3 +53,29 @@ def bsc_correlation_length(q: float) -> float:
     if r == 0.0:
         return 0.0
     return float(-1.0 / np.log(r))
+
+
+def bsc_plugin_floor(q: float, n_pairs: ArrayLike) -> NDArray[np.float64]:
+    """Expected plug-in estimate of ``I(tau)`` at lags where the true MI has vanished.
+
+    For two binary variables with sample correlation ``r_hat``, the plug-in MI is
+    ``r_hat**2 / 2`` to leading order, so its floor is ``Var(r_hat) / 2``. The pairs
+    ``(x_t, x_{t+tau})`` of one sequence overlap, and Bartlett's formula gives
+    ``Var(r_hat) = sum_k rho_k**2 / N = (1 + r**2) / (1 - r**2) / N`` with the chain's
+    autocorrelation ``rho_k = r**|k|``, ``r = 1 - 2q``: independent pairs (``q = 1/2``)
+    recover the textbook ``1 / (2N)``.
+
+    Parameters
+    ----------
+    q : float
+        Flip probability, ``0 < q < 1``.
+    n_pairs : array_like of int
+        Number of pairs counted at each lag.
+
+    Returns
+    -------
+    ndarray of float
+    """
+    check_float("q", q, 0.0, 1.0, low_open=True, high_open=True)
+    r2 = (1.0 - 2.0 * q) ** 2
+    return (1.0 + r2) / (1.0 - r2) / (2.0 * np.asarray(n_pairs, dtype=float))
