@@ -7,13 +7,15 @@
 #
 # VENV_ARGS lets the venv see the node's own CUDA torch, so torch is not reinstalled.
 #
-# usage: scripts/fetch_wheels.sh PYTHON_VERSION [DEST]    e.g. scripts/fetch_wheels.sh 3.12
+# usage: scripts/fetch_wheels.sh PYTHON_VERSION [DEST]    e.g. scripts/fetch_wheels.sh 3.12.3
+# Give the node's full `python3 --version` when you can: some wheels require a patch
+# level (e.g. >=3.11.5), and a bare 3.11 means 3.11.0 to pip.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-pyver=${1:?usage: scripts/fetch_wheels.sh PYTHON_VERSION [DEST], e.g. 3.12}
+pyver=${1:?usage: scripts/fetch_wheels.sh PYTHON_VERSION [DEST], e.g. 3.12.3}
 dest=${2:-wheels}
-if ! [[ $pyver =~ ^3\.[0-9]+$ ]]; then
-  echo "error: PYTHON_VERSION must look like 3.12, got '$pyver'" >&2
+if ! [[ $pyver =~ ^3\.[0-9]+(\.[0-9]+)?$ ]]; then
+  echo "error: PYTHON_VERSION must look like 3.12 or 3.12.3, got '$pyver'" >&2
   exit 2
 fi
 platforms=()
