@@ -20,7 +20,6 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from seqmi.info import mi_from_joint
-from seqmi.theory.markov import bsc_two_point_mi
 from seqmi.validate import check_float, check_int
 
 MAX_SPINS = 22
@@ -155,10 +154,18 @@ def nn_two_point_mi(beta_J: float, lags: ArrayLike) -> NDArray[np.float64]:
 
     By eq. (62) the chain is Markov with flip probability
     ``q = e^{beta J} / (2 cosh beta J) = (1 + tanh beta J) / 2``, so
-    ``<s_t s_{t+tau}> = (-tanh beta J)^tau`` and ``I`` is that of the binary symmetric chain.
+    ``c = <s_t s_{t+tau}> = (-tanh beta J)^tau`` and ``I`` is that of the binary symmetric
+    chain, ``ln 2 - H_b((1 - c)/2)``, evaluated here as the equal
+    ``c artanh(c) + log1p(-c^2) / 2``, whose two terms (``~ c^2`` and ``~ -c^2/2``) keep full
+    relative accuracy when ``I ~ c^2 / 2`` is far below machine epsilon, where the
+    difference form cancels to zero.
     """
     check_float("beta_J", beta_J)
-    return bsc_two_point_mi((1.0 + np.tanh(beta_J)) / 2.0, lags)
+    tau = np.asarray(lags)
+    if np.any(tau < 1):
+        raise ValueError(f"lags must be >= 1, got minimum {tau.min()}")
+    c = (-np.tanh(beta_J)) ** tau
+    return c * np.arctanh(c) + 0.5 * np.log1p(-c * c)
 
 
 def nn_correlation_length(beta_J: float) -> float:

@@ -660,3 +660,77 @@ def _vector(name: str, v: ArrayLike, n: int) -> NDArray[np.float64]:
     if arr.shape != (n,):
         raise ValueError(f"{name} must have shape ({n},), got {arr.shape}")
     return arr
+
+
+def random_rational_rnn(m: int, d: int, rng: np.random.Generator, max_radius: float = 0.95,
+                        min_radius: float = 0.3, sigma: int = 1, convention: Convention = "eq11",
+                        max_tries: int = 1000) -> LinearGaussianRNN:
+    """A network with random rational weights (:func:`random_rational_matrix`), redrawn until
+    the spectral radius of ``M`` is in ``[min_radius, max_radius)`` (a stable, "working"
+    network whose correlations are not trivially short) and the decay is visible in ``x``."""
+    check_int("m", m, 1)
+    check_int("d", d, 1)
+    check_float("max_radius", max_radius, 0.0, low_open=True)
+    for _ in range(max_tries):
+        mats = [random_rational_matrix(r, c, rng) for r, c in ((m, d), (m, m), (d, m))]
+        rnn = LinearGaussianRNN(*mats, sigma, convention=convention)
+        if min_radius <= rnn.spectral_radius() < max_radius and rnn.decay_rate()[0] >= min_radius:
+            return rnn
+    raise ValueError(f"no network with spectral radius < {max_radius} in {max_tries} draws")
+
+
+def random_rnn(m: int, d: int, radius: float, coupling: float, rng: np.random.Generator,
+               sigma: float = 1.0, convention: Convention = "eq11", max_tries: int = 1000
+               ) -> LinearGaussianRNN:
+    """A stable float network whose ``U_h`` has spectral radius ``radius``.
+
+    ``U_h`` is a Gaussian matrix rescaled to the given spectral radius; ``W_h`` and ``U_o``
+    have i.i.d. ``N(0, coupling^2 / m)`` entries, so the feedback ``W_h U_o`` through the
+    sampled outputs, which moves the poles away from ``1/eig(U_h)``, has a size set by
+    ``coupling`` and not by the width ``m``. Draws whose state matrix ``M`` has spectral
+    radius ``>= 1`` (the feedback can destabilise a stable ``U_h``) are redrawn.
+    """
+    check_int("m", m, 1)
+    check_int("d", d, 1)
+    check_float("radius", radius, 0.0, 1.0, low_open=True, high_open=True)
+    check_float("coupling", coupling, 0.0)
+    for _ in range(max_tries):
+        g = rng.standard_normal((m, m))
+        u_h = radius * g / np.abs(np.linalg.eigvals(g)).max()
+        w_h = coupling * rng.standard_normal((m, d)) / np.sqrt(m)
+        u_o = coupling * rng.standard_normal((d, m)) / np.sqrt(m)
+        rnn = LinearGaussianRNN(w_h, u_h, u_o, sigma, convention=convention)
+        if rnn.spectral_radius() < 1.0:
+            return rnn
+    raise ValueError(f"no stable network in {max_tries} draws (radius {radius}, coupling {coupling})")
+
+
+def fit_cross_covariance_decay(rnn: LinearGaussianRNN, Sigma0: ArrayLike | None = None,
+                               floor: float = 1e-100, t_cap: int = 5000, window: int = 10
+                               ) -> tuple[float, int]:
+    """Fitted ``rho`` of ``||Sigma_{x_t x_0}||_F``, computed numerically in state space.
+
+    The fit runs over ``t`` in ``[T/2, T]``, where ``T`` is where the predicted envelope
+    ``rho^t`` reaches ``floor`` (capped at ``t_cap``), so that subdominant poles have died
+    out; ``window`` sets the upper envelope that removes the oscillation of complex poles.
+    The predicted pole order's polynomial factor is divided out.
+
+    The state-space route ``M^t`` is used rather than the convolution of eq. (15) in
+    floating point: when ``U_h`` alone is unstable but ``M`` is not, the convolution adds
+    terms growing like ``rho(U_h)^t`` that cancel exactly only in exact arithmetic (the
+    poles at ``1/eig(U_h)`` cancel in ``Sigma(z)``), and rounding makes it blow up.
+
+    Returns
+    -------
+    rho_fit : float
+    T : int
+    """
+    rho, order = rnn.decay_rate()
+    if not 0.0 < rho < 1.0:
+        raise ValueError(f"the fit needs a decaying system, predicted rho = {rho:.6g}")
+    t_end = int(min(t_cap, max(4 * window, np.ceil(np.log(floor) / np.log(rho)))))
+    p = rnn._initial(Sigma0)
+    sig = rnn.cross_covariances_state_space(t_end, p[:rnn.m, rnn.m:], p[rnn.m:, rnn.m:])
+    lags = np.arange(t_end // 2, t_end + 1)
+    norms = np.linalg.norm(sig[lags], axis=(1, 2))
+    return fit_decay_rate(norms, lags, order=order, window=window), t_end
