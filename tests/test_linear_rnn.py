@@ -11,6 +11,7 @@ from seqmi.theory.linear_rnn import (
     LinearGaussianRNN,
     fit_cross_covariance_decay,
     fit_decay_rate,
+    fit_mi_decay,
     random_rational_covariance,
     random_rational_matrix,
     random_rational_rnn,
@@ -206,3 +207,13 @@ def test_invalid_arguments_raise():
         rnn.cross_covariances(-1, [[0]], [[1]])
     with pytest.raises(ValueError, match="both"):
         rnn.poles([[0]], None)
+
+
+def test_fit_mi_decay_recovers_the_pole_rate():
+    rng = np.random.default_rng(12)
+    rnn = random_rational_rnn(2, 1, rng, min_radius=0.8)
+    rho, _ = rnn.decay_rate()
+    rho_eq41, rho_trace, res = fit_mi_decay(rnn, t_min=50)
+    assert res.lags[-1] >= 50
+    assert rho_eq41 == pytest.approx(rho, rel=1e-3)
+    assert rho_trace == pytest.approx(rho, rel=1e-3)

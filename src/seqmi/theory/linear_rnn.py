@@ -214,6 +214,12 @@ class LinearGaussianRNN:
         Returns
         -------
         ndarray, shape (t_max + 1, d, d), or list of sympy.Matrix
+
+        Notes
+        -----
+        In floating point the convolution is unstable when ``U_h`` alone is unstable (even if
+        ``M`` is stable): its terms grow like ``rho(U_h)^t`` and cancel only in exact
+        arithmetic. :meth:`cross_covariances_state_space` is the stable numerical route.
         """
         check_int("t_max", t_max, 0)
         if exact:
