@@ -162,11 +162,13 @@ class AttentiveRNN(nn.Module):
         Sets ``V`` exactly (shape ``(hidden_size, hidden_size)``); default: orthogonal.
     combine : {"sum", "mean"}
         ``f(h, c) = h + c`` (the supplement's analysis) or ``(h + c) / 2`` (the authors' code).
+    dtype : torch.dtype
+        Parameter dtype; ``torch.float64`` keeps ``recurrent_weight`` exact.
     """
 
     def __init__(self, input_size: int, hidden_size: int, attention: AttentionSpec = "none",
                  nonlinearity: str = "tanh", recurrent_weight: NDArray[np.float64] | None = None,
-                 combine: str = "sum") -> None:
+                 combine: str = "sum", dtype: torch.dtype = torch.float32) -> None:
         super().__init__()
         check_int("input_size", input_size, 1)
         check_int("hidden_size", hidden_size, 1)
@@ -176,21 +178,21 @@ class AttentiveRNN(nn.Module):
         self.attention = parse_attention(attention)
         self.nonlinearity, self.combine = nonlinearity, combine
         n = hidden_size
-        self.V = nn.Parameter(torch.empty(n, n))
-        self.U = nn.Parameter(torch.empty(n, input_size))
-        self.b = nn.Parameter(torch.zeros(n))
+        self.V = nn.Parameter(torch.empty(n, n, dtype=dtype))
+        self.U = nn.Parameter(torch.empty(n, input_size, dtype=dtype))
+        self.b = nn.Parameter(torch.zeros(n, dtype=dtype))
         if recurrent_weight is None:
             nn.init.orthogonal_(self.V)
         else:
             rw = np.asarray(recurrent_weight, dtype=np.float64)
             if rw.shape != (n, n):
                 raise ValueError(f"recurrent_weight must have shape {(n, n)}, got {rw.shape}")
-            self.V.data = torch.as_tensor(rw, dtype=torch.float32)
+            self.V.data = torch.as_tensor(rw, dtype=dtype)
         nn.init.xavier_uniform_(self.U)
         if self.scored:
-            self.W_a = nn.Parameter(torch.randn(n, n) / math.sqrt(n))
-            self.U_a = nn.Parameter(torch.randn(n, n) / math.sqrt(n))
-            self.v_a = nn.Parameter(torch.randn(n) / math.sqrt(n))
+            self.W_a = nn.Parameter(torch.randn(n, n, dtype=dtype) / math.sqrt(n))
+            self.U_a = nn.Parameter(torch.randn(n, n, dtype=dtype) / math.sqrt(n))
+            self.v_a = nn.Parameter(torch.randn(n, dtype=dtype) / math.sqrt(n))
 
     @property
     def scored(self) -> bool:
