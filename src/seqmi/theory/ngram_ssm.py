@@ -634,3 +634,69 @@ def context_window(A: Array, tol: float | None = None) -> float:
 def spectral_radius(A: Array) -> float:
     """Largest eigenvalue modulus of ``A``."""
     return float(np.abs(np.linalg.eigvals(np.asarray(A, dtype=float))).max())
+
+
+def alternating_task(n_points: int, length: int, input_dim: int, seed: int) -> tuple[Array, Array]:
+    """Proposition A.8's hard set: ``x_j = (j u, ..., j u)``, ``y_j = (-1)^j``.
+
+    Inputs lie on a line, so any single-layer SSM's output along them is a piecewise
+    linear function of ``j`` with at most ``m + 1`` pieces for ``m`` hidden neurons.
+
+    Returns
+    -------
+    x : ndarray, shape (n_points, length, input_dim)
+        ``u`` is a random unit vector; ``j`` runs over ``1 .. n_points`` scaled to ``(0, 1]``.
+    y : ndarray, shape (n_points, 1)
+    """
+    check_int("n_points", n_points, 2)
+    u = np.random.default_rng(seed).standard_normal(input_dim)
+    u /= np.linalg.norm(u)
+    j = np.arange(1, n_points + 1)
+    x = np.broadcast_to((j / n_points)[:, None, None] * u, (n_points, length, input_dim)).copy()
+    return x, ((-1.0) ** j)[:, None]
+
+
+
+def pieces_and_sign_changes(x: Array, hidden_size: int, n_models: int, seed: int) -> tuple[Array, Array]:
+    """Piece counting (Proposition A.8) on random single-output SSMs along a line of inputs.
+
+    For inputs ``x_j = s_j (u, ..., u)`` the state is ``h = s w`` with ``w = sum_k A^k B u``,
+    so the output ``sum_i c_i ReLU(s w_i + b_i)`` is piecewise linear in ``s`` with a bend
+    at ``s = -b_i / w_i`` for each neuron: at most ``hidden_size + 1`` pieces, and each
+    piece changes sign at most once. Biases are drawn so that bends fall inside the data
+    range, where they can matter.
+
+    Parameters
+    ----------
+    x : ndarray, shape (N, T, d)
+        Inputs of :func:`alternating_task` (``s_j = j / N``).
+    hidden_size, n_models, seed : int
+
+    Returns
+    -------
+    pieces : ndarray of int, shape (n_models,)
+        Linear pieces of each model's output over the data range ``[s_1, s_N]``.
+    sign_changes : ndarray of int, shape (n_models,)
+        Sign changes of its outputs along ``x_1, ..., x_N``.
+    """
+    m = check_int("hidden_size", hidden_size, 1)
+    rng = np.random.default_rng(seed)
+    N, T, d = x.shape
+    s = np.arange(1, N + 1) / N
+    pieces = np.zeros(n_models, dtype=int)
+    changes = np.zeros(n_models, dtype=int)
+    for k in range(n_models):
+        A = rng.standard_normal((m, m)) / math.sqrt(m)
+        B = rng.standard_normal((m, d))
+        h = np.zeros(m)
+        for t in range(T):
+            h = A @ h + B @ x[-1, t]
+        w = h  # the response to the last input, whose scale is 1
+        b = -w * rng.uniform(s[0], s[-1], m)
+        c = rng.standard_normal(m)
+        f = np.maximum(np.outer(s, w) + b, 0.0) @ c
+        bends = np.unique(-b / w)
+        pieces[k] = 1 + int(((bends > s[0]) & (bends < s[-1])).sum())
+        signs = np.sign(f)
+        changes[k] = int((signs[1:] * signs[:-1] < 0).sum())
+    return pieces, changes
