@@ -337,11 +337,11 @@ class _WordModel:
             raise ValueError("prefix must hold at least one word")
         return _softmax(self.logits_ids(self._ids(prefix)[None])[0, -1])
 
-    def predict_proba_prefixes(self, prefixes: Sequence[Sequence[str]]) -> Array:
-        """Next-word distributions after each of ``prefixes``, shape ``(len(prefixes), |V|)``.
+    def _prefix_states(self, prefixes: Sequence[Sequence[str]]) -> Array:
+        """Recurrent state after each prefix, each distinct prefix computed once.
 
-        Runs the recurrence once per distinct prefix (shorter prefixes included), level by
-        level: the state after ``w_1..w_k`` is one step from the state after ``w_1..w_{k-1}``.
+        Runs level by level: the state after ``w_1..w_k`` is one step from the state
+        after ``w_1..w_{k-1}``, shorter prefixes included.
         """
         wanted = [tuple(p) for p in prefixes]
         if any(len(p) == 0 for p in wanted):
@@ -358,8 +358,15 @@ class _WordModel:
             parent = np.array([levels[k - 1][p[:-1]] for p in keys])
             x = self.E[:, self._ids([p[-1] for p in keys])].T
             states.append(self._step(states[k - 1][parent], x))
-        rows = [states[len(p)][levels[len(p)][p]] for p in wanted]
-        return _softmax(self._readout(np.stack(rows)))
+        return np.stack([states[len(p)][levels[len(p)][p]] for p in wanted])
+
+    def predict_proba_prefixes(self, prefixes: Sequence[Sequence[str]]) -> Array:
+        """Next-word distributions after each of ``prefixes``, shape ``(len(prefixes), |V|)``."""
+        return _softmax(self._readout(self._prefix_states(prefixes)))
+
+    def states_after(self, prefixes: Sequence[Sequence[str]]) -> Array:
+        """The hidden state ``h_t`` after each of ``prefixes``, shape ``(len(prefixes), m)``."""
+        return self._prefix_states(prefixes)
 
 
 class NgramSSM(_WordModel):
@@ -397,6 +404,10 @@ class NgramSSM(_WordModel):
         """Post-ReLU states ``ReLU(h_t + b)`` for word ids of shape ``(N, T)``."""
         x = self.E[:, np.asarray(ids)].transpose(1, 2, 0)
         return np.maximum(self.weights.hidden(x) + self.weights.b, 0.0)
+
+    def states_after(self, prefixes: Sequence[Sequence[str]]) -> Array:
+        """The hidden state ``h_t = P z_t`` after each of ``prefixes``, shape ``(len(prefixes), m)``."""
+        return self._prefix_states(prefixes) @ self.weights.P.T
 
     # The state carried along is z = P^{-1} h, where A's nilpotency is exact.
     def _init_state(self, batch: int) -> Array:
