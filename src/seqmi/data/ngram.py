@@ -21,7 +21,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -388,7 +388,7 @@ def tv_distance(p: NDArray[np.float64], q: NDArray[np.float64]) -> NDArray[np.fl
     return 0.5 * np.abs(np.asarray(p, dtype=float) - np.asarray(q, dtype=float)).sum(axis=-1)
 
 
-def tv_distances(model: Any, language: NgramLanguage) -> NDArray[np.float64]:
+def tv_distances(model: LanguageModel, language: NgramLanguage) -> NDArray[np.float64]:
     """TV distance between ``model`` and ``f_N`` on every valid starting sequence of ``language``.
 
     Every valid starting sequence of at least ``n - 1`` words is checked once, through the
@@ -411,12 +411,12 @@ def tv_distances(model: Any, language: NgramLanguage) -> NDArray[np.float64]:
     return tv_distance(p, q)
 
 
-def max_tv_distance(model: Any, language: NgramLanguage) -> float:
+def max_tv_distance(model: LanguageModel, language: NgramLanguage) -> float:
     """Largest TV distance between ``model`` and ``f_N`` over the valid starting sequences."""
     return float(tv_distances(model, language).max())
 
 
-def is_eps_equivalent(model: Any, language: NgramLanguage, eps: float) -> bool:
+def is_eps_equivalent(model: LanguageModel, language: NgramLanguage, eps: float) -> bool:
     """Definition 3.5: ``TV(f_N(w), model(w)) < eps`` on every valid starting sequence ``w``.
 
     Only sequences of at least ``n - 1`` words are checked, the inputs on which the

@@ -70,6 +70,10 @@ class Certificate:
     max_logit_error: float
 
 
+# Placeholder certificate of a model whose readout has not been solved yet.
+_EMPTY = Certificate(math.nan, 0, math.nan, math.nan, math.nan)
+
+
 def layered_nilpotent(m: int, order: int, rng: np.random.Generator) -> Array:
     """A random ``m x m`` matrix ``L`` with ``L^order = 0`` and ``L^(order-1) != 0``.
 
@@ -276,9 +280,6 @@ def memorising_ssm(x: Array, y: Array, order: int, seed: int) -> SSMWeights:
     return SSMWeights(P, L, Bz, bias, C, _certify(H, y.T, C, gap))
 
 
-_EMPTY = Certificate(math.nan, 0, math.nan, math.nan, math.nan)
-
-
 def smoothed_logits(p: Array, eps: float) -> Array:
     """Definition 4.2: logits of ``(1 - eps/2) p + eps/(2|V|)``, centred.
 
@@ -400,11 +401,6 @@ class NgramSSM(_WordModel):
     hidden_size = property(lambda self: self.weights.hidden_size, doc="Number of hidden neurons, |P|.")
     certificate = property(lambda self: self.weights.certificate, doc="The construction's Certificate.")
 
-    def hidden_states(self, ids: NDArray[np.int64]) -> Array:
-        """Post-ReLU states ``ReLU(h_t + b)`` for word ids of shape ``(N, T)``."""
-        x = self.E[:, np.asarray(ids)].transpose(1, 2, 0)
-        return np.maximum(self.weights.hidden(x) + self.weights.b, 0.0)
-
     def states_after(self, prefixes: Sequence[Sequence[str]]) -> Array:
         """The hidden state ``h_t = P z_t`` after each of ``prefixes``, shape ``(len(prefixes), m)``."""
         return self._prefix_states(prefixes) @ self.weights.P.T
@@ -505,10 +501,6 @@ class NgramRNN(_WordModel):
             h = self._step(h, x[:, t])
             out[:, t] = h
         return out
-
-    def hidden_states(self, ids: NDArray[np.int64]) -> Array:
-        """States ``h_t`` for word ids of shape ``(N, T)``."""
-        return self.hidden_from_inputs(self.E[:, np.asarray(ids)].transpose(1, 2, 0))
 
     def _init_state(self, batch: int) -> Array:
         return np.zeros((batch, self.hidden_size))
