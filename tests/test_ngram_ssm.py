@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from seqmi.data.ngram import NgramLanguage, max_tv_distance, random_ngram_language
+from seqmi.data.ngram import NgramLanguage, is_eps_equivalent, max_tv_distance, random_ngram_language
 from seqmi.theory.ngram_ssm import (
     construct_rnn, construct_ssm, context_window, independence_bias, layered_nilpotent,
     memorising_ssm, min_coordinate_gap, nilpotency_index, spectral_radius,
@@ -25,6 +25,7 @@ def test_paper_ssm_is_eps_equivalent(paper, eps, d):
     assert ssm.certificate.min_coordinate_gap > 0
     # smoothing puts f_N's target within eps/2; the solve adds only rounding on top
     assert max_tv_distance(ssm, paper) < eps / 2 * (1 + 1e-6)
+    assert is_eps_equivalent(ssm, paper, eps)
 
 
 def test_paper_transition_is_nilpotent_of_order_n_minus_1(paper):
