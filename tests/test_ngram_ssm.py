@@ -53,11 +53,15 @@ def test_outputs_ignore_words_older_than_the_window_exactly(paper, build):
     assert not np.allclose(model.logits_ids(ids)[:, -1], model.logits_ids(third)[:, -1])
 
 
-@pytest.mark.parametrize("n,pool,starts", [(2, 60, 40), (3, 12, 10), (4, 10, 8)])
-def test_random_languages_are_eps_equivalent(n, pool, starts):
-    lang = random_ngram_language(n, 8, pool, 2, starts, seed=10 + n)
-    assert 100 <= len(lang.rules) <= 800
-    for d in (1, 5):
+# d = 1 is left out for the largest language: there the post-ReLU state matrix has a
+# condition number near 1e18 and double precision cannot solve for C (see chapter 05)
+@pytest.mark.parametrize("n,length,pool,starts,seed,dims", [
+    (2, 8, 60, 40, 12, (1, 5)), (3, 8, 12, 10, 13, (1, 5)), (4, 8, 10, 8, 14, (1, 5)),
+    (4, 10, 20, 8, 0, (5,))])
+def test_random_languages_are_eps_equivalent(n, length, pool, starts, seed, dims):
+    lang = random_ngram_language(n, length, pool, 2, starts, seed=seed)
+    assert 150 <= len(lang.rules) <= 600
+    for d in dims:
         ssm = construct_ssm(lang, 0.01, d, seed=d)
         assert ssm.hidden_size == len(lang.rules)
         assert context_window(ssm.A) == n - 1
