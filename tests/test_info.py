@@ -257,3 +257,16 @@ def test_dit_oracle_for_grassberger():
     counts = np.bincount(data)
     # dit's entropy_2 returns bits
     assert entropy(counts) == pytest.approx(dit_est.entropy_2(data.tolist()) * np.log(2), abs=1e-5)
+
+
+def test_torch_transform_path_on_cpu_tensors(monkeypatch):
+    # a GPU runs the FFT path with torch.fft; the same code on CPU tensors must count alike
+    import seqmi.info as info
+
+    rng = np.random.default_rng(11)
+    for shape, k, max_lag in (((4, 500), 2, 200), ((1, 6000), 5, 300)):
+        x = rng.integers(0, k, shape)
+        expected = lagged_pair_counts(x, max_lag, method="bincount")[0]
+        monkeypatch.setattr(info, "_TORCH_FFT_ON_CPU", True)
+        np.testing.assert_array_equal(lagged_pair_counts(x, max_lag, method="fft", device="cpu")[0], expected)
+        monkeypatch.setattr(info, "_TORCH_FFT_ON_CPU", False)

@@ -39,13 +39,15 @@ METHODS = ("auto", "bincount", "fft")
 _TABLE_SIZE = 1 << 16
 # alphabets up to this size may use the FFT path (its cost grows as K^2)
 FFT_MAX_SYMBOLS = 64
-# seconds per (pair x lag) of the bincount path and per (symbol x indicator^2) of the
-# FFT path's cross-spectra, measured on 2 CPU cores; only their ratio matters
+# seconds per (pair x lag) of the bincount path, and per (symbol x indicator) transform
+# and (symbol x indicator^2) cross-spectrum of the FFT path, measured on 2 shared CPU
+# cores; only their ratios matter
 _COST_BINCOUNT = 2.5e-9
-_COST_FFT_GEMM = 0.2e-9
-_COST_FFT_TRANSFORM = 6e-9
+_COST_FFT_GEMM = 0.1e-9
+_COST_FFT_TRANSFORM = 15e-9
 # the FFT path allocates about this many bytes per chunk of windows
 _FFT_CHUNK_BYTES = 1 << 29
+# FFT windows are about this many times max_lag long
 _FFT_SIZE_PER_LAG = 4
 
 
@@ -317,6 +319,22 @@ def _fft_window(length: int, max_lag: int) -> tuple[int, int]:
     return size, size - max_lag
 
 
+def _rfft_time(ind: "torch.Tensor") -> "torch.Tensor":
+    """Real FFT along axis 0 (time); scipy's pocketfft on the CPU, torch on a GPU."""
+    import torch
+
+    if ind.device.type == "cpu" and not _TORCH_FFT_ON_CPU:
+        from scipy.fft import rfft
+
+        return torch.from_numpy(rfft(ind.numpy(), axis=0, workers=-1))
+    return torch.fft.rfft(ind, dim=0)
+
+
+# the CPU normally transforms with scipy (faster there); tests flip this to exercise the
+# torch transform that a GPU uses, on CPU tensors
+_TORCH_FFT_ON_CPU = False
+
+
 def _fft_pair_counts(x: NDArray[np.int64], k: int, max_lag: int, device: str) -> NDArray[np.int64] | None:
     import torch
 
@@ -329,48 +347,42 @@ def _fft_pair_counts(x: NDArray[np.int64], k: int, max_lag: int, device: str) ->
     n_blocks = -(-length // block)
     ref = int(np.argmax(np.bincount(x.ravel(), minlength=k)))
     kp = k - 1
-    # indicator slot of each symbol; the reference symbol and the padding get slot kp,
-    # which is dropped
-    slot = torch.arange(k + 1, device=dev)
+    # indicator slot of each symbol: the reference symbol and the padding share slot kp,
+    # which is transformed along with the others (to keep arrays contiguous) but dropped
+    slot = np.arange(k + 1)
     slot[ref:k] -= 1
     slot[ref] = kp
     slot[k] = kp
-    padded = np.full((rows, n_blocks * block + max_lag), k, dtype=np.int64)
-    padded[:, :length] = x
-    windows = torch.from_numpy(padded).to(dev).unfold(1, block + max_lag, block)
-    windows = slot[windows.reshape(-1, block + max_lag)]
-    n_win = windows.shape[0]
+    padded = np.full((rows, n_blocks * block + max_lag), kp, dtype=np.uint8 if kp < 256 else np.int64)
+    padded[:, :length] = slot[x]
+    # windows as columns: (time, window)
+    windows = torch.from_numpy(padded).unfold(1, block + max_lag, block).reshape(-1, block + max_lag).T
+    n_win = windows.shape[1]
     n_freq = size // 2 + 1
-    chunk = max(1, min(n_win, _FFT_CHUNK_BYTES // (48 * (kp + 1) * size)))
-    # sums over windows of Re and Im of conj(U_a) V_b, (n_freq, kp, kp) each
-    cross_re = torch.zeros((n_freq, kp, kp), dtype=torch.float64, device=dev)
-    cross_im = torch.zeros_like(cross_re)
-    stacked = torch.zeros((n_freq, 2 * kp, 2 * kp) if kp > 1 else (0,), dtype=torch.float64, device=dev)
+    width = 1 if kp == 1 else kp + 1
+    chunk = max(1, min(n_win, _FFT_CHUNK_BYTES // (40 * width * size)))
+    # sums over windows of conj(U_a) V_b as a real (n_freq, 2 width, 2 width) matrix whose
+    # rows/columns alternate Re and Im of each slot
+    stacked = torch.zeros((n_freq, 2 * width, 2 * width), dtype=torch.float64, device=dev)
+    buffer = torch.empty((size, chunk, width), dtype=torch.float64, device=dev)
     for start in range(0, n_win, chunk):
-        w = windows[start:start + chunk]
-        ind = torch.zeros((w.shape[0], kp + 1, size), dtype=torch.float64, device=dev)
-        ind.scatter_(1, w[:, None, :], 1.0)
-        ind = ind[:, :kp]
-        v = torch.view_as_real(torch.fft.rfft(ind, n=size, dim=-1))
+        w = windows[:, start:start + chunk].to(dev)
+        ind = buffer[:, :w.shape[1]]
+        ind.zero_()
+        if kp == 1:
+            ind[:block + max_lag, :, 0] = (w == 0).to(torch.float64)
+        else:
+            ind[:block + max_lag].scatter_(2, w[:, :, None].long(), 1.0)
+        v = torch.view_as_real(_rfft_time(ind)).reshape(n_freq, -1, 2 * width)
         if whole_rows:
             u = v
         else:
-            ind[:, :, block:] = 0.0
-            u = torch.view_as_real(torch.fft.rfft(ind, n=size, dim=-1))
-        if kp == 1:
-            ur, ui, vr, vi = u[:, 0, :, 0], u[:, 0, :, 1], v[:, 0, :, 0], v[:, 0, :, 1]
-            cross_re[:, 0, 0] += (ur * vr + ui * vi).sum(0)
-            cross_im[:, 0, 0] += (ur * vi - ui * vr).sum(0)
-            continue
-        # conj(U) V = (Ur Vr + Ui Vi) + i (Ur Vi - Ui Vr): one real batched matmul per
-        # chunk, on contiguous (frequency, ., .) copies so that it runs as BLAS
-        a = u.permute(2, 3, 1, 0).reshape(n_freq, 2 * kp, -1)
-        b = v.permute(2, 0, 3, 1).reshape(n_freq, -1, 2 * kp)
-        stacked.baddbmm_(a, b)
-    if kp > 1:
-        cross_re = stacked[:, :kp, :kp] + stacked[:, kp:, kp:]
-        cross_im = stacked[:, :kp, kp:] - stacked[:, kp:, :kp]
-    cross = torch.complex(cross_re, cross_im)
+            ind[block:] = 0.0
+            u = torch.view_as_real(_rfft_time(ind)).reshape(n_freq, -1, 2 * width)
+        stacked.baddbmm_(u.transpose(1, 2), v)
+    # conj(U) V = (Ur Vr + Ui Vi) + i (Ur Vi - Ui Vr)
+    re, im = slice(0, 2 * kp, 2), slice(1, 2 * kp, 2)
+    cross = torch.complex(stacked[:, re, re] + stacked[:, im, im], stacked[:, re, im] - stacked[:, im, re])
     corr = torch.fft.irfft(cross, n=size, dim=0)[1:max_lag + 1].cpu().numpy()
     joint_kp = np.rint(corr)
     if np.abs(corr - joint_kp).max() > 0.25:
