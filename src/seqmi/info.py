@@ -37,6 +37,8 @@ METHODS = ("auto", "bincount", "fft")
 
 # n f(n) is tabulated below this count; larger counts are evaluated directly
 _TABLE_SIZE = 1 << 16
+# largest K^2 for which the bincount path keeps dense (max_lag, K, K) tables
+_DENSE_BINS = 1 << 14
 # alphabets up to this size may use the FFT path (its cost grows as K^2)
 FFT_MAX_SYMBOLS = 64
 # seconds per (pair x lag) of the bincount path, and per (symbol x indicator) transform
@@ -215,10 +217,6 @@ def two_point_mi(
         out[lag - 1] = (_entropies(np.bincount(a), estimator) + _entropies(np.bincount(b), estimator)
                         - _entropies(joint, estimator))
     return out
-
-
-# largest K^2 for which the bincount path keeps dense (max_lag, K, K) tables
-_DENSE_BINS = 1 << 14
 
 
 def choose_method(n_rows: int, length: int, n_symbols: int, max_lag: int) -> str:
