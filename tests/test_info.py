@@ -19,7 +19,7 @@ def test_mi_from_joint_exact_cases():
 def test_pairs_never_cross_rows():
     # each row is constant, rows alternate: within rows x_t = x_{t+1} always
     rows = np.repeat(np.array([[0], [1]] * 50), 20, axis=1)
-    for method in ("bincount", "fft"):
+    for method in ("bincount", "loop", "fft"):
         assert two_point_mi(rows, 3, "plugin", method=method) == pytest.approx([np.log(2)] * 3)
 
 
@@ -158,7 +158,7 @@ def test_two_point_mi_matches_naive_reference(estimator):
     rng = np.random.default_rng(5)
     x = rng.integers(0, 4, (6, 60)) * 7 + 3  # sparse symbol values, several rows
     expected = _naive_two_point_mi(x, 12, estimator)
-    for method in ("bincount", "fft"):
+    for method in ("bincount", "loop", "fft"):
         np.testing.assert_allclose(two_point_mi(x, 12, estimator, method=method), expected, rtol=1e-10, atol=1e-12)
     one = rng.integers(0, 3, 200)
     np.testing.assert_allclose(two_point_mi(one, 30, estimator), _naive_two_point_mi(one, 30, estimator),
@@ -177,8 +177,10 @@ def test_fft_counts_equal_bincount_counts(shape, k, max_lag):
     x = rng.choice(np.arange(k) * 2, size=shape, p=np.arange(1, k + 1) / (k * (k + 1) / 2))
     a, sa = lagged_pair_counts(x, max_lag, method="bincount")
     b, sb = lagged_pair_counts(x, max_lag, method="fft", device="cpu")
+    c, _ = lagged_pair_counts(x, max_lag, method="loop")
     np.testing.assert_array_equal(sa, np.arange(k) * 2)
     np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(a, c)
     assert a.shape == (max_lag, k, k)
     assert np.all(a.sum(axis=(1, 2)) == shape[0] * (shape[1] - np.arange(1, max_lag + 1)))
 
@@ -192,9 +194,19 @@ def test_large_alphabet_uses_sparse_counts():
 
 def test_choose_method():
     assert choose_method(10_000, 1000, 2, 500) == "fft"  # binary, many lags
-    assert choose_method(1, 2_000_000, 60, 1000) == "fft"
-    assert choose_method(1, 2_000_000, 60, 3) == "bincount"  # few lags: per-lag counting is cheaper
-    assert choose_method(1, 10_000, 1, 10) == "bincount"
+    assert choose_method(1, 2_000_000, 60, 1000) == "loop"  # 60^2 cross-spectra cost more than a pass per lag
+    assert choose_method(1, 2_000_000, 60, 3) == "loop"  # few lags: per-lag counting is cheaper
+    assert choose_method(1, 10_000, 1, 10) == "loop"
+    assert choose_method(1, 10_000, 200, 10) == "bincount"  # K^2 too large for dense tables
+
+
+def test_loop_counts_large_alphabets_and_rejects_huge_ones():
+    rng = np.random.default_rng(5)
+    x = rng.integers(0, 120, (4, 3000))
+    np.testing.assert_array_equal(lagged_pair_counts(x, 30, method="loop")[0],
+                                  lagged_pair_counts(x, 30, method="bincount")[0])
+    with pytest.raises(ValueError, match="method='loop' keeps dense K x K tables: K = 300"):
+        lagged_pair_counts(rng.integers(0, 300, 3000), 5, method="loop")
 
 
 def test_deterministic_sequences():

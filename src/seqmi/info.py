@@ -15,9 +15,10 @@ Entropy estimators, for counts ``n_i`` summing to ``N``, all of the form
 - ``"grassberger"``: ``f(n) = G(n) = psi(n) + (-1)^n (psi((n+1)/2) - psi(n/2)) / 2``,
   Grassberger's 2003 estimator as used by Chen et al. 2025 (L2M).
 
-Two-point counts come from one of two exact counting methods (see
-:func:`lagged_pair_counts`): a vectorised joint histogram per lag, or, for small
-alphabets, every lag at once from FFT cross-correlations of indicator sequences.
+Two-point counts come from one of three exact counting methods (see
+:func:`lagged_pair_counts`): a vectorised joint histogram per lag, the same pass
+compiled with the lags spread over the cores, or, for small alphabets, every lag at
+once from FFT cross-correlations of indicator sequences.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from scipy.special import digamma
 from seqmi.validate import check_choice, check_int
 
 ESTIMATORS = ("plugin", "psi", "grassberger")
-METHODS = ("auto", "bincount", "fft")
+METHODS = ("auto", "bincount", "loop", "fft")
 
 # n f(n) is tabulated below this count; larger counts are evaluated directly
 _TABLE_SIZE = 1 << 16
@@ -45,6 +46,7 @@ FFT_MAX_SYMBOLS = 64
 # and (symbol x indicator^2) cross-spectrum of the FFT path, measured on 2 shared CPU
 # cores; only their ratios matter
 _COST_BINCOUNT = 2.5e-9
+_COST_LOOP = 0.6e-9
 _COST_FFT_GEMM = 0.1e-9
 _COST_FFT_TRANSFORM = 15e-9
 # the FFT path allocates about this many bytes per chunk of windows
@@ -189,9 +191,9 @@ def two_point_mi(
         Largest distance, ``1 <= max_lag < length``.
     estimator : {"grassberger", "psi", "plugin"}
         Entropy estimator applied to the marginal and joint counts.
-    method : {"auto", "bincount", "fft"}
-        How pairs are counted (both exact, see :func:`lagged_pair_counts`); ``"auto"``
-        picks the cheaper one for this input.
+    method : {"auto", "bincount", "loop", "fft"}
+        How pairs are counted (all exact, see :func:`lagged_pair_counts`); ``"auto"``
+        picks the cheapest for this input.
     device : {"cpu", "cuda", "auto"}
         Where the FFT path runs (torch); the counts are identical on every device.
 
@@ -207,7 +209,7 @@ def two_point_mi(
     check_choice("method", method, METHODS)
     if method == "auto":
         method = choose_method(x.shape[0], x.shape[1], k, max_lag)
-    if method == "fft" or k * k <= _DENSE_BINS:
+    if method != "bincount" or k * k <= _DENSE_BINS:
         return mi_from_counts(_pair_counts(x, k, max_lag, method, device), estimator)
     # alphabets too large for a dense K^2 table: count the pairs that occur, lag by lag
     out = np.empty(max_lag)
@@ -220,11 +222,13 @@ def two_point_mi(
 
 
 def choose_method(n_rows: int, length: int, n_symbols: int, max_lag: int) -> str:
-    """The cheaper exact counting method for this input shape: ``"bincount"`` or ``"fft"``.
+    """The cheapest exact counting method for this input shape.
 
-    The bincount path costs one pass over all pairs per lag, ``O(N max_lag)``; the FFT
-    path costs ``O(N K)`` transforms plus ``O(N K^2)`` cross-spectra for all lags at
-    once, so it wins for small alphabets and many lags.
+    The loop path (compiled, ``"loop"``) costs one pass over all pairs per lag,
+    ``O(N max_lag)``, for a dense ``K x K`` table; the FFT path costs ``O(N K)``
+    transforms plus ``O(N K^2)`` cross-spectra for all lags at once, so it wins for
+    small alphabets and many lags. Alphabets too large for dense tables use
+    ``"bincount"`` over the pairs that occur.
 
     Parameters
     ----------
@@ -239,14 +243,16 @@ def choose_method(n_rows: int, length: int, n_symbols: int, max_lag: int) -> str
     -------
     str
     """
-    if n_symbols < 2 or n_symbols > FFT_MAX_SYMBOLS:
+    if n_symbols * n_symbols > _DENSE_BINS:
         return "bincount"
+    loop = n_rows * (length - (max_lag + 1) / 2) * max_lag * _COST_LOOP
+    if n_symbols < 2 or n_symbols > FFT_MAX_SYMBOLS:
+        return "loop"
     window, block = _fft_window(length, max_lag)
     n = n_rows * length * window / block
     kp = n_symbols - 1
     fft = n * (kp * _COST_FFT_TRANSFORM + kp * kp * _COST_FFT_GEMM)
-    bincount = n_rows * (length - (max_lag + 1) / 2) * max_lag * _COST_BINCOUNT
-    return "fft" if fft < bincount else "bincount"
+    return "fft" if fft < loop else "loop"
 
 
 def lagged_pair_counts(
@@ -255,7 +261,8 @@ def lagged_pair_counts(
     """Exact counts of symbol pairs ``(x_t, x_{t+tau})`` for ``tau = 1..max_lag``.
 
     ``"bincount"``: for each lag, one :func:`numpy.bincount` over the compact pair codes
-    ``a K + b`` of every row at once. ``"fft"``: every lag at once. With indicator
+    ``a K + b`` of every row at once. ``"loop"``: the same pass, compiled, with the
+    lags spread over the CPU cores. ``"fft"``: every lag at once. With indicator
     sequences ``u_a(t) = [x_t = a]``, the count ``n_tau(a, b)`` is the
     cross-correlation ``sum_t u_a(t) u_b(t + tau)``; the rows (or, for long rows,
     overlapping windows of them) are Fourier transformed, the cross-spectra summed over
@@ -269,7 +276,7 @@ def lagged_pair_counts(
         As in :func:`two_point_mi`.
     max_lag : int
         Largest distance.
-    method : {"auto", "bincount", "fft"}
+    method : {"auto", "bincount", "loop", "fft"}
         Counting method; see :func:`choose_method`.
     device : {"cpu", "cuda", "auto"}
         Torch device of the FFT path.
@@ -295,6 +302,14 @@ def _pair_counts(x: NDArray[np.int64], k: int, max_lag: int, method: str, device
         counts = _fft_pair_counts(x, k, max_lag, device)
         if counts is not None:
             return counts
+    if method == "loop":
+        from seqmi._jit import count_lagged_pairs
+
+        if k * k > _DENSE_BINS:
+            raise ValueError(f"method='loop' keeps dense K x K tables: K = {k} symbols is too many "
+                             f"(K^2 must be <= {_DENSE_BINS}); use method='bincount'")
+
+        return count_lagged_pairs(x, k, max_lag).reshape(max_lag, k, k)
     out = np.empty((max_lag, k * k), dtype=np.int64)
     xk = x * k
     for lag in range(1, max_lag + 1):
