@@ -1,0 +1,496 @@
+"""A self-attentive RNN with pluggable attention (Kerg et al. 2020), and task training.
+
+The recurrence, with states numbered from 0 in code::
+
+    h_m = phi(V s_{m-1} + U x_m + b)          (s_{-1} = 0)
+    c_m = sum_{i in A_m} alpha_{i,m} h_i       (A_m: the states attended at step m, m in A_m)
+    s_m = a h_m + b c_m                        ("sum": a = b = 1, the supplement's f(h, c) = h + c;
+                                                "mean": a = b = 1/2, the authors' RelRNN cell)
+
+Attention kinds (the ``attention`` argument, a string or a spec object):
+
+- ``"none"``: ``s_m = h_m``, a plain RNN.
+- ``"uniform"``: ``A_m = {0..m}``, ``alpha = 1/(m+1)``.
+- ``"full"``: ``A_m = {0..m}``, additive score ``e_{i,m} = v^T tanh(W s_{m-1} + U_a h_i)``, softmax.
+- ``SparseAttention(kappa, depth, start, gap)`` or ``"sparse(kappa)"``: a fixed pattern with at
+  most ``kappa`` attended states, uniform weights among them, dependency depth ``depth``.
+- ``RelevancyAttention(nu, rho)`` or ``"relevancy(nu, rho)"``: the short-term buffer of the last
+  ``nu`` states (current one included) plus at most ``rho`` relevant older states, additive
+  score, softmax over both (the relevancy screening mechanism of RelRNN).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+from numpy.typing import NDArray
+from torch import nn
+from tqdm.auto import tqdm
+
+from seqmi.validate import check_choice, check_int
+
+NONLINEARITIES = ("tanh", "linear")
+COMBINES = ("sum", "mean")
+
+
+@dataclass(frozen=True)
+class SparseAttention:
+    """Fixed κ-sparse pattern with dependency depth ``depth`` (supplement A.4).
+
+    State ``m`` attends to itself, to ``kappa - 2`` *filler* states ``0 .. kappa-3`` (which
+    dilute the weights but precede any perturbed state) and to one *chain* state: the chain
+    is ``g_j = start + (j-1) gap``, ``j = 1..depth``; ``g_j`` is attended during steps
+    ``g_j .. g_{j+1}-1`` and the last one, ``g_depth``, by every later step. So a state at
+    distance ``k >> depth gap`` from ``g_1`` is reached from ``h_{g_1}`` in exactly ``depth``
+    attention hops, and never in fewer. Weights are ``1/|A_m| >= 1/kappa``.
+    """
+
+    kappa: int
+    depth: int = 1
+    start: int | None = None
+    gap: int = 8
+
+    def __post_init__(self) -> None:
+        check_int("kappa", self.kappa, 2)
+        check_int("depth", self.depth, 1)
+        check_int("gap", self.gap, 2)
+        if self.start is not None:
+            check_int("start", self.start, self.kappa - 2)
+
+    @property
+    def first(self) -> int:
+        """``g_1``: the chain's first state (defaults to the first state after the fillers)."""
+        return self.kappa - 2 if self.start is None else self.start
+
+    def chain(self) -> list[int]:
+        """The chain states ``g_1 .. g_depth``."""
+        return [self.first + j * self.gap for j in range(self.depth)]
+
+    def attended(self, m: int) -> list[int]:
+        """Sorted indices of the states attended at step ``m``."""
+        idx = {m} | set(range(min(self.kappa - 2, m + 1)))
+        chain = self.chain()
+        for j, g in enumerate(chain):
+            end = chain[j + 1] - 1 if j + 1 < len(chain) else m
+            if g <= m <= end:
+                idx.add(g)
+        return sorted(idx)
+
+
+@dataclass(frozen=True)
+class RelevancyAttention:
+    """Relevancy screening: short-term buffer of ``nu`` states plus ``rho`` relevant states."""
+
+    nu: int
+    rho: int
+
+    def __post_init__(self) -> None:
+        check_int("nu", self.nu, 1)
+        check_int("rho", self.rho, 0)
+
+
+AttentionSpec = str | SparseAttention | RelevancyAttention
+
+
+def parse_attention(attention: AttentionSpec) -> str | SparseAttention | RelevancyAttention:
+    """Normalise ``attention``: ``"none" | "uniform" | "full"``, ``"sparse(kappa[, depth])"``,
+    ``"relevancy(nu, rho)"``, or a spec object (returned unchanged).
+
+    Raises
+    ------
+    ValueError
+        For anything else.
+    """
+    if isinstance(attention, SparseAttention | RelevancyAttention):
+        return attention
+    if attention in ("none", "uniform", "full"):
+        return attention
+    match = re.fullmatch(r"\s*(sparse|relevancy)\s*\(([^)]*)\)\s*", str(attention))
+    if match:
+        args = [int(a) for a in match.group(2).split(",") if a.strip()]
+        if match.group(1) == "sparse" and 1 <= len(args) <= 2:
+            return SparseAttention(*args)
+        if match.group(1) == "relevancy" and len(args) == 2:
+            return RelevancyAttention(*args)
+    raise ValueError(
+        "attention must be 'none', 'uniform', 'full', 'sparse(kappa[, depth])', "
+        f"'relevancy(nu, rho)' or a spec object, got {attention!r}")
+
+
+@dataclass
+class Trace:
+    """What one forward pass did, for the first sequence of the batch (numpy, as computed).
+
+    Attributes
+    ----------
+    h, s : ndarray, shape (T, n)
+        Hidden states and attention outputs.
+    pre : ndarray, shape (T, n)
+        Pre-activations ``V s_{m-1} + U x_m + b``.
+    attended : list of ndarray of int
+        ``A_m`` for each step.
+    alpha : list of ndarray
+        The weights ``alpha_{i,m}`` in the order of ``attended[m]``.
+    """
+
+    h: NDArray[np.float64]
+    s: NDArray[np.float64]
+    pre: NDArray[np.float64]
+    attended: list[NDArray[np.int64]]
+    alpha: list[NDArray[np.float64]]
+
+
+class AttentiveRNN(nn.Module):
+    """Self-attentive RNN ``h_{m+1} = phi(V s_m + U x_{m+1} + b)``, ``s_m = f(h_m, c_m)``.
+
+    Parameters
+    ----------
+    input_size, hidden_size : int
+        Widths of ``x_m`` and ``h_m``.
+    attention : str or spec
+        See :func:`parse_attention` and the module docstring.
+    nonlinearity : {"tanh", "linear"}
+        ``phi``.
+    recurrent_weight : ndarray, optional
+        Sets ``V`` exactly (shape ``(hidden_size, hidden_size)``); default: orthogonal.
+    combine : {"sum", "mean"}
+        ``f(h, c) = h + c`` (the supplement's analysis) or ``(h + c) / 2`` (the authors' code).
+    dtype : torch.dtype
+        Parameter dtype; ``torch.float64`` keeps ``recurrent_weight`` exact.
+    """
+
+    def __init__(self, input_size: int, hidden_size: int, attention: AttentionSpec = "none",
+                 nonlinearity: str = "tanh", recurrent_weight: NDArray[np.float64] | None = None,
+                 combine: str = "sum", dtype: torch.dtype = torch.float32) -> None:
+        super().__init__()
+        check_int("input_size", input_size, 1)
+        check_int("hidden_size", hidden_size, 1)
+        check_choice("nonlinearity", nonlinearity, NONLINEARITIES)
+        check_choice("combine", combine, COMBINES)
+        self.input_size, self.hidden_size = input_size, hidden_size
+        self.attention = parse_attention(attention)
+        self.nonlinearity, self.combine = nonlinearity, combine
+        n = hidden_size
+        self.V = nn.Parameter(torch.empty(n, n, dtype=dtype))
+        self.U = nn.Parameter(torch.empty(n, input_size, dtype=dtype))
+        self.b = nn.Parameter(torch.zeros(n, dtype=dtype))
+        if recurrent_weight is None:
+            nn.init.orthogonal_(self.V)
+        else:
+            rw = np.asarray(recurrent_weight, dtype=np.float64)
+            if rw.shape != (n, n):
+                raise ValueError(f"recurrent_weight must have shape {(n, n)}, got {rw.shape}")
+            self.V.data = torch.as_tensor(rw, dtype=dtype)
+        nn.init.xavier_uniform_(self.U)
+        if self.scored:
+            self.W_a = nn.Parameter(torch.randn(n, n, dtype=dtype) / math.sqrt(n))
+            self.U_a = nn.Parameter(torch.randn(n, n, dtype=dtype) / math.sqrt(n))
+            self.v_a = nn.Parameter(torch.randn(n, dtype=dtype) / math.sqrt(n))
+
+    @property
+    def scored(self) -> bool:
+        """Whether the weights come from the additive score (full or relevancy attention)."""
+        return self.attention == "full" or isinstance(self.attention, RelevancyAttention)
+
+    @property
+    def mix(self) -> tuple[float, float]:
+        """``(a, b)`` of ``s = a h + b c``; ``(1, 0)`` without attention."""
+        if self.attention == "none":
+            return 1.0, 0.0
+        return (1.0, 1.0) if self.combine == "sum" else (0.5, 0.5)
+
+    def phi(self, z: torch.Tensor) -> torch.Tensor:
+        return torch.tanh(z) if self.nonlinearity == "tanh" else z
+
+    def _softmax_attend(self, s_prev: torch.Tensor, states: torch.Tensor, keys: torch.Tensor,
+                        mask: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
+        e = torch.tanh((s_prev @ self.W_a.T)[:, None, :] + keys) @ self.v_a
+        if mask is not None:
+            e = e.masked_fill(~mask, float("-inf"))
+        alpha = torch.softmax(e, dim=1)
+        return (alpha[..., None] * states).sum(1), alpha
+
+    def forward(self, x: torch.Tensor, delta: torch.Tensor | None = None, delta_index: int = 0,
+                trace: bool = False) -> tuple[torch.Tensor, list[torch.Tensor], Trace | None]:
+        """Run the recurrence over ``x`` of shape ``(B, T, input_size)``.
+
+        Parameters
+        ----------
+        x : Tensor
+            Inputs.
+        delta : Tensor, optional
+            Added to ``h_{delta_index}`` right after it is computed (shape ``(n,)`` or
+            ``(B, n)``): differentiating with respect to it gives ``d s_m / d h_{delta_index}``.
+        delta_index : int
+            Where ``delta`` is added.
+        trace : bool
+            Also return a :class:`Trace` of the first sequence.
+
+        Returns
+        -------
+        s : Tensor, shape (B, T, n)
+        h : list of Tensor, each (B, n)
+            The hidden states (graph nodes: gradients with respect to them are available).
+        trace : Trace or None
+        """
+        B, T, _ = x.shape
+        n = self.hidden_size
+        a_h, b_c = self.mix
+        att = self.attention
+        s_prev = x.new_zeros(B, n)
+        drive = x @ self.U.T + self.b
+        hs: list[torch.Tensor] = []
+        keys: list[torch.Tensor] = []
+        ss, pres, attended, alphas = [], [], [], []
+        running = x.new_zeros(B, n)
+        if isinstance(att, RelevancyAttention):
+            mem = x.new_zeros(B, att.rho, n)
+            mem_keys = x.new_zeros(B, att.rho, n)
+            rel_idx = torch.full((B, att.rho), -1, dtype=torch.long, device=x.device)
+            rel_score = torch.full((B, att.rho), float("-inf"), dtype=x.dtype, device=x.device)
+            # relevance: attention received while in the buffer (detached, as in the authors' code)
+            acc = x.new_zeros(B, T)
+        for m in range(T):
+            pre = s_prev @ self.V.T + drive[:, m]
+            h = self.phi(pre)
+            if delta is not None and m == delta_index:
+                h = h + delta
+            hs.append(h)
+            if self.scored:
+                keys.append(h @ self.U_a.T)
+            weights = None
+            if att == "none":
+                idx = [m]
+                c = None
+            elif att == "uniform":
+                running = running + h
+                c = running / (m + 1)
+                idx = list(range(m + 1))
+            elif att == "full":
+                c, weights = self._softmax_attend(s_prev, torch.stack(hs, 1), torch.stack(keys, 1), None)
+                idx = list(range(m + 1))
+            elif isinstance(att, SparseAttention):
+                idx = att.attended(m)
+                c = torch.stack([hs[i] for i in idx], 1).mean(1)
+            else:
+                lo = max(0, m - att.nu + 1)
+                buf = torch.stack(hs[lo:], 1)
+                states = torch.cat([buf, mem], 1)
+                k_all = torch.cat([torch.stack(keys[lo:], 1), mem_keys], 1)
+                mask = torch.cat([torch.ones(B, m + 1 - lo, dtype=torch.bool, device=x.device),
+                                  rel_idx >= 0], 1)
+                c, weights = self._softmax_attend(s_prev, states, k_all, mask)
+                acc[:, lo: m + 1] += weights[:, : m + 1 - lo].detach()
+                valid0 = (rel_idx[0] >= 0).cpu().numpy()
+                idx = list(range(lo, m + 1)) + rel_idx[0].cpu().numpy()[valid0].tolist()
+                if trace:
+                    w0 = weights[0].detach().cpu().numpy()
+                    weights_trace = np.concatenate([w0[: m + 1 - lo], w0[m + 1 - lo:][valid0]])
+                leaving = m - att.nu + 1
+                if leaving >= 0 and att.rho > 0:
+                    # the oldest buffer state leaves: it enters the relevant set if there is
+                    # room, else replaces the lowest-scoring member if it scored higher
+                    low, slot = rel_score.min(1)
+                    score = acc[:, leaving]
+                    put = torch.nn.functional.one_hot(slot, att.rho).bool() & (score > low)[:, None]
+                    mem = torch.where(put[..., None], hs[leaving][:, None, :], mem)
+                    mem_keys = torch.where(put[..., None], keys[leaving][:, None, :], mem_keys)
+                    rel_idx = torch.where(put, torch.full_like(rel_idx, leaving), rel_idx)
+                    rel_score = torch.where(put, score[:, None].expand_as(rel_score), rel_score)
+            s = h if c is None else a_h * h + b_c * c
+            ss.append(s)
+            if trace:
+                pres.append(pre[0].detach().cpu().numpy())
+                attended.append(np.asarray(idx, dtype=np.int64))
+                if isinstance(att, RelevancyAttention):
+                    alphas.append(weights_trace)
+                elif weights is not None:
+                    alphas.append(weights[0].detach().cpu().numpy())
+                elif c is None:
+                    alphas.append(np.zeros(1))
+                else:
+                    alphas.append(np.full(len(idx), 1.0 / len(idx)))
+            s_prev = s
+        s_all = torch.stack(ss, 1)
+        tr = None
+        if trace:
+            tr = Trace(h=torch.stack(hs, 1)[0].detach().cpu().numpy().astype(np.float64),
+                       s=s_all[0].detach().cpu().numpy().astype(np.float64),
+                       pre=np.array(pres, dtype=np.float64), attended=attended, alpha=alphas)
+        return s_all, hs, tr
+
+
+def autograd_jacobians(model: AttentiveRNN, x: NDArray[np.float64] | torch.Tensor, t: int) -> NDArray[np.float64]:
+    """``d s_{t+k} / d h_t`` for ``k = 0 .. T-1-t`` by autograd (total derivatives).
+
+    Parameters
+    ----------
+    model : AttentiveRNN
+        Evaluated in its own dtype (use ``model.double()`` for float64).
+    x : array, shape (T, input_size)
+        One input sequence.
+    t : int
+        The perturbed state, ``0 <= t < T``.
+
+    Returns
+    -------
+    ndarray, shape (T - t, n, n)
+    """
+    p = next(model.parameters())
+    xt = torch.as_tensor(np.asarray(x), dtype=p.dtype, device=p.device)[None]
+    check_int("t", t, 0, xt.shape[1] - 1)
+
+    def out(delta: torch.Tensor) -> torch.Tensor:
+        return model(xt, delta=delta, delta_index=t)[0][0, t:]
+
+    jac = torch.autograd.functional.jacobian(out, torch.zeros(model.hidden_size, dtype=p.dtype, device=p.device))
+    return jac.detach().cpu().numpy().astype(np.float64)
+
+
+def jacobian_norms(model: AttentiveRNN, x: NDArray[np.float64] | torch.Tensor, t: int) -> NDArray[np.float64]:
+    """``||d s_{t+k} / d h_t||_F`` for ``k = 0 .. len(x)-1-t``, by autograd.
+
+    See :func:`autograd_jacobians` for the arguments.
+    """
+    return np.linalg.norm(autograd_jacobians(model, x, t), axis=(1, 2))
+
+
+class TaskModel(nn.Module):
+    """A sequence classifier: one-hot symbols -> recurrent core -> linear readout per step.
+
+    Parameters
+    ----------
+    kind : {"relrnn", "rnn", "lstm", "full"}
+        RelRNN (relevancy screening, ``combine="mean"`` as in the authors' code), a plain
+        tanh RNN, an LSTM, or an RNN with full additive attention (MemRNN).
+    n_in, n_out : int
+        Input alphabet and number of output classes.
+    hidden : int
+        Width of the core.
+    nu, rho : int
+        Relevancy screening sizes (``"relrnn"`` only).
+    """
+
+    KINDS = ("relrnn", "rnn", "lstm", "full")
+
+    def __init__(self, kind: str, n_in: int, n_out: int, hidden: int, nu: int = 10, rho: int = 15) -> None:
+        super().__init__()
+        check_choice("kind", kind, self.KINDS)
+        self.kind, self.n_in = kind, n_in
+        if kind == "lstm":
+            self.core: nn.Module = nn.LSTM(n_in, hidden, batch_first=True)
+        else:
+            att: AttentionSpec = {"relrnn": RelevancyAttention(nu, rho), "rnn": "none", "full": "full"}[kind]
+            self.core = AttentiveRNN(n_in, hidden, att, combine="mean")
+        self.readout = nn.Linear(hidden, n_out)
+
+    def forward(self, tokens: torch.Tensor) -> tuple[torch.Tensor, list[torch.Tensor]]:
+        """Logits ``(B, T, n_out)`` and the per-step hidden states (for gradient profiles)."""
+        x = torch.nn.functional.one_hot(tokens, self.n_in).to(self.readout.weight.dtype)
+        if self.kind == "lstm":
+            out, _ = self.core(x)
+            return self.readout(out), [out[:, m] for m in range(out.shape[1])]
+        s, hs, _ = self.core(x)
+        return self.readout(s), hs
+
+
+@dataclass
+class TrainResult:
+    """Outcome of :func:`train_task_model`: loss per step, final recall accuracy, timing."""
+
+    losses: NDArray[np.float64]
+    accuracy: float
+    seconds_per_step: float
+
+
+def recall_accuracy(model: TaskModel, tokens: torch.Tensor, targets: torch.Tensor, n_recall: int) -> float:
+    """Fraction of the last ``n_recall`` target symbols predicted exactly."""
+    with torch.no_grad():
+        logits, _ = model(tokens)
+    pred = logits[:, -n_recall:].argmax(-1)
+    return float((pred == targets[:, -n_recall:]).float().mean())
+
+
+def train_task_model(model: TaskModel, sample: Callable[[int, int], tuple[NDArray[Any], NDArray[Any]]],
+                     steps: int, batch: int, lr: float, seed: int, device: torch.device,
+                     clip: float = 1.0, n_recall: int = 10, eval_batch: int = 200,
+                     desc: str = "") -> TrainResult:
+    """Train ``model`` with Adam on fresh batches ``sample(batch, seed_i)``, cross-entropy on
+    every step, gradient-norm clipping ``clip``; report recall accuracy on a held-out batch.
+
+    Parameters
+    ----------
+    sample : callable
+        ``sample(n, seed) -> (tokens, targets)``, integer arrays of shape ``(n, L)``.
+    steps, batch : int
+        Number of updates and their batch size.
+    lr : float
+        Adam learning rate.
+    seed : int
+        Seeds torch and the batch stream (batch ``i`` uses seed ``seed * 1_000_003 + i``).
+    """
+    torch.manual_seed(seed)
+    model.to(device)
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    lossf = nn.CrossEntropyLoss()
+    losses = np.empty(steps)
+    start = time.perf_counter()
+    for i in tqdm(range(steps), desc=desc, leave=False):
+        tok, tgt = (torch.as_tensor(a, device=device) for a in sample(batch, seed * 1_000_003 + i))
+        logits, _ = model(tok)
+        loss = lossf(logits.reshape(-1, logits.shape[-1]), tgt.reshape(-1))
+        opt.zero_grad()
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), clip)
+        opt.step()
+        losses[i] = loss.item()
+    per_step = (time.perf_counter() - start) / max(steps, 1)
+    tok, tgt = (torch.as_tensor(a, device=device) for a in sample(eval_batch, seed * 1_000_003 + steps + 7))
+    return TrainResult(losses, recall_accuracy(model, tok, tgt, n_recall), per_step)
+
+
+def hidden_gradient_profile(model: TaskModel, tokens: NDArray[Any], targets: NDArray[Any],
+                            device: torch.device) -> NDArray[np.float64]:
+    """``||grad_{h_m} L||`` for every step ``m`` (averaged over the batch), ``L`` the mean
+    cross-entropy: the gradient-norm profile of the supplement's Figure 3."""
+    tok, tgt = torch.as_tensor(tokens, device=device), torch.as_tensor(targets, device=device)
+    logits, hs = model(tok)
+    loss = nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), tgt.reshape(-1))
+    grads = torch.autograd.grad(loss, hs, allow_unused=True)
+    return np.array([0.0 if g is None else float(g.norm(dim=-1).mean()) for g in grads])
+
+
+def step_cost(model: TaskModel, tokens: NDArray[Any], targets: NDArray[Any], device: torch.device,
+              repeats: int = 2) -> tuple[float, int]:
+    """Time (s, best of ``repeats``) of one forward+backward pass, and the bytes of the
+    tensors autograd saved for the backward pass (the activation memory that grows with T)."""
+    tok, tgt = torch.as_tensor(tokens, device=device), torch.as_tensor(targets, device=device)
+    saved = 0
+
+    def pack(t: torch.Tensor) -> torch.Tensor:
+        nonlocal saved
+        saved += t.numel() * t.element_size()
+        return t
+
+    best = float("inf")
+    for r in range(repeats):
+        saved = 0
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+        start = time.perf_counter()
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            logits, _ = model(tok)
+            loss = nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), tgt.reshape(-1))
+        loss.backward()
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+        best = min(best, time.perf_counter() - start)
+        model.zero_grad()
+    return best, saved

@@ -1,0 +1,328 @@
+"""Trainable SSM and RNN language models for n-gram languages (Nandakumar et al., Section 5).
+
+Both read a sentence word by word and predict the next word after every word; after
+the last word of a sentence the target is the unknown token, which therefore doubles as
+the end-of-sentence signal (as in :mod:`seqmi.data.ngram`, where ``f_N`` of a
+sentence-final context is the unknown token).
+
+- :class:`SSMLanguageModel`: embedding, ``h_t = A h_{t-1} + B x_t``,
+  logits ``C ReLU(h_t + b)`` (Definitions 3.6-3.8, the model of the construction).
+- :class:`RNNLanguageModel`: embedding, ``h_t = ReLU(W h_{t-1} + U x_t + b_h)``,
+  logits ``C h_t + b_y`` (Definition A.5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+from numpy.typing import NDArray
+from torch import nn
+from tqdm.auto import tqdm
+
+from seqmi.data.ngram import NgramLanguage
+from seqmi.validate import check_choice, check_float, check_int
+
+PAD_TARGET = -100  # ignored by the cross-entropy loss
+
+
+class SSMLanguageModel(nn.Module):
+    """Embedding + single-layer linear SSM with ReLU readout + softmax (Definition 3.8).
+
+    Parameters
+    ----------
+    vocab_size, embed_dim, hidden_size : int
+    """
+
+    def __init__(self, vocab_size: int, embed_dim: int, hidden_size: int) -> None:
+        super().__init__()
+        self.embed = nn.Embedding(vocab_size, embed_dim)
+        self.A = nn.Linear(hidden_size, hidden_size, bias=False)
+        self.B = nn.Linear(embed_dim, hidden_size, bias=False)
+        self.b = nn.Parameter(torch.zeros(hidden_size))
+        self.C = nn.Linear(hidden_size, vocab_size, bias=False)
+
+    def states(self, ids: torch.Tensor) -> torch.Tensor:
+        """States ``h_t`` for word ids of shape ``(N, T)``: ``(N, T, hidden)``."""
+        u = self.B(self.embed(ids))
+        h = torch.zeros(ids.shape[0], self.A.in_features, device=ids.device)
+        out = []
+        for t in range(ids.shape[1]):
+            h = self.A(h) + u[:, t]
+            out.append(h)
+        return torch.stack(out, dim=1)
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        """Logits after every word, ``(N, T, vocab)``."""
+        return self.C(torch.relu(self.states(ids) + self.b))
+
+    def transition(self) -> NDArray[np.float64]:
+        """The state transition matrix ``A``."""
+        return self.A.weight.detach().cpu().double().numpy()
+
+
+class RNNLanguageModel(nn.Module):
+    """Embedding + one-layer ReLU RNN + linear output + softmax (Definition A.5).
+
+    Parameters
+    ----------
+    vocab_size, embed_dim, hidden_size : int
+    """
+
+    def __init__(self, vocab_size: int, embed_dim: int, hidden_size: int) -> None:
+        super().__init__()
+        self.embed = nn.Embedding(vocab_size, embed_dim)
+        self.rnn = nn.RNN(embed_dim, hidden_size, nonlinearity="relu", batch_first=True)
+        self.C = nn.Linear(hidden_size, vocab_size)
+
+    def states(self, ids: torch.Tensor) -> torch.Tensor:
+        """States ``h_t`` for word ids of shape ``(N, T)``: ``(N, T, hidden)``."""
+        return self.rnn(self.embed(ids))[0]
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        """Logits after every word, ``(N, T, vocab)``."""
+        return self.C(self.states(ids))
+
+    def transition(self) -> NDArray[np.float64]:
+        """The hidden-to-hidden matrix ``W``."""
+        return self.rnn.weight_hh_l0.detach().cpu().double().numpy()
+
+
+MODELS = {"ssm": SSMLanguageModel, "rnn": RNNLanguageModel}
+
+
+def batch_tensors(language: NgramLanguage, sentences: Sequence[Sequence[str]],
+                  device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+    """Padded inputs and next-word targets (unknown token after the last word).
+
+    Returns
+    -------
+    ids : LongTensor, shape (N, T_max)
+        Word ids, padded with the unknown token's id.
+    targets : LongTensor, shape (N, T_max)
+        The id of the next word; ``PAD_TARGET`` on padding.
+    """
+    T = max(len(s) for s in sentences)
+    ids = np.full((len(sentences), T), language.unk_index, dtype=np.int64)
+    targets = np.full((len(sentences), T), PAD_TARGET, dtype=np.int64)
+    for i, s in enumerate(sentences):
+        e = language.encode(s)
+        ids[i, : len(e)] = e
+        targets[i, : len(e) - 1] = e[1:]
+        targets[i, len(e) - 1] = language.unk_index
+    return torch.as_tensor(ids, device=device), torch.as_tensor(targets, device=device)
+
+
+@dataclass
+class TrainResult:
+    """What :func:`train_language_model` returns.
+
+    Attributes
+    ----------
+    model : nn.Module
+        The trained model (in eval mode).
+    loss : list of float
+        Mean training cross-entropy (nats per word) after each epoch.
+    """
+
+    model: nn.Module
+    loss: list[float] = field(default_factory=list)
+
+
+def train_language_model(kind: str, language: NgramLanguage, train: Sequence[Sequence[str]], *,
+                         embed_dim: int, hidden_size: int, epochs: int, lr: float,
+                         optimizer: str = "sgd", batch_size: int = 1, seed: int = 0,
+                         device: torch.device | str = "cpu", progress: bool = True) -> TrainResult:
+    """Train an SSM or RNN language model on ``train`` with the cross-entropy of every next word.
+
+    Parameters
+    ----------
+    kind : {"ssm", "rnn"}
+    language : NgramLanguage
+        Supplies the vocabulary.
+    train : sequence of sentences
+    embed_dim, hidden_size : int
+    epochs : int
+        Passes over ``train``, reshuffled every epoch.
+    lr : float
+        Learning rate.
+    optimizer : {"sgd", "adam"}
+        Plain SGD (the paper's) or Adam.
+    batch_size : int
+        Sentences per step (1: one sentence per SGD step).
+    seed : int
+        Seeds the initialisation (torch) and the shuffling (numpy).
+    device : torch.device or str
+    progress : bool
+        Show a progress bar over epochs.
+
+    Returns
+    -------
+    TrainResult
+    """
+    check_choice("kind", kind, MODELS)
+    check_choice("optimizer", optimizer, ("sgd", "adam"))
+    check_int("epochs", epochs, 1)
+    check_int("batch_size", batch_size, 1)
+    check_float("lr", lr, 0.0, low_open=True)
+    device = torch.device(device)
+    torch.manual_seed(seed)
+    model = MODELS[kind](len(language.vocab), embed_dim, hidden_size).to(device)
+    opt = (torch.optim.SGD if optimizer == "sgd" else torch.optim.Adam)(model.parameters(), lr=lr)
+    ids, targets = batch_tensors(language, train, device)
+    rng = np.random.default_rng(seed)
+    loss_fn = nn.CrossEntropyLoss(ignore_index=PAD_TARGET)
+    result = TrainResult(model)
+    for _ in tqdm(range(epochs), desc=f"{kind} ({optimizer}, lr {lr:g})", disable=not progress, leave=False):
+        model.train()
+        total, count = 0.0, 0
+        order = torch.as_tensor(rng.permutation(len(train)), device=device)
+        for start in range(0, len(train), batch_size):
+            rows = order[start: start + batch_size]
+            x, y = ids[rows], targets[rows]
+            T = int((y != PAD_TARGET).sum(dim=1).max())
+            logits = model(x[:, :T])
+            loss = loss_fn(logits.reshape(-1, logits.shape[-1]), y[:, :T].reshape(-1))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            words = int((y[:, :T] != PAD_TARGET).sum())
+            total += loss.item() * words
+            count += words
+        result.loss.append(total / count)
+    model.eval()
+    return result
+
+
+@torch.no_grad()
+def complete(model: nn.Module, language: NgramLanguage, prefixes: Sequence[Sequence[str]],
+             max_length: int, device: torch.device | str = "cpu") -> list[tuple[str, ...]]:
+    """Greedy completions: append the most likely word until the unknown token or ``max_length``.
+
+    Parameters
+    ----------
+    model : nn.Module
+        A model of this module.
+    language : NgramLanguage
+        Supplies the vocabulary.
+    prefixes : sequence of sentences
+        Prefixes of one common length.
+    max_length : int
+        Completions stop at this many words.
+    device : torch.device or str
+
+    Returns
+    -------
+    list of tuple of str
+        The completed sentences (without the unknown token).
+    """
+    lengths = {len(p) for p in prefixes}
+    if len(lengths) != 1:
+        raise ValueError(f"prefixes must share one length, got {sorted(lengths)}")
+    ids = torch.as_tensor(np.stack([language.encode(p) for p in prefixes]), device=torch.device(device))
+    done = torch.zeros(len(prefixes), dtype=torch.bool, device=ids.device)
+    words = [list(p) for p in prefixes]
+    model.eval()
+    while ids.shape[1] < max_length and not bool(done.all()):
+        nxt = model(ids)[:, -1].argmax(dim=-1)
+        done |= nxt == language.unk_index
+        ids = torch.cat([ids, nxt[:, None]], dim=1)
+        for i in torch.nonzero(~done).flatten().tolist():
+            words[i].append(language.vocab[int(nxt[i])])
+    return [tuple(w) for w in words]
+
+
+def completion_accuracy(model: nn.Module, language: NgramLanguage, test: Sequence[Sequence[str]],
+                        prefix_length: int, device: torch.device | str = "cpu") -> float:
+    """Section 5.1: the fraction of ``test`` sentences whose truncated prefix the model completes
+    into a sentence of the language (greedy decoding).
+
+    Sentences sharing a prefix share its completion, so each distinct prefix is decoded once.
+    """
+    check_int("prefix_length", prefix_length, 1)
+    prefixes = [tuple(s[:prefix_length]) for s in test]
+    distinct = list(dict.fromkeys(prefixes))
+    max_length = max(len(s) for s in language.sentences)
+    ok = {p: language.contains(c) for p, c in zip(distinct, complete(model, language, distinct, max_length, device))}
+    return float(np.mean([ok[p] for p in prefixes]))
+
+
+@torch.no_grad()
+def hidden_states(model: nn.Module, language: NgramLanguage, prefixes: Sequence[Sequence[str]],
+                  device: torch.device | str = "cpu") -> NDArray[np.float64]:
+    """The state ``h_t`` after the last word of each prefix, ``(len(prefixes), hidden)``."""
+    by_length: dict[int, list[int]] = {}
+    for i, p in enumerate(prefixes):
+        by_length.setdefault(len(p), []).append(i)
+    rows: dict[int, NDArray[np.float64]] = {}
+    for idx in by_length.values():
+        ids = torch.as_tensor(np.stack([language.encode(prefixes[i]) for i in idx]), device=torch.device(device))
+        h = model.states(ids)[:, -1].double().cpu().numpy()
+        rows.update(zip(idx, h))
+    return np.stack([rows[i] for i in range(len(prefixes))])
+
+
+@torch.no_grad()
+def influence_by_lag(model: nn.Module, language: NgramLanguage, prefixes: Sequence[Sequence[str]],
+                     max_lag: int, seed: int, device: torch.device | str = "cpu") -> NDArray[np.float64]:
+    """How much the word ``k`` steps back moves the prediction, for ``k = 0 .. max_lag``.
+
+    For each prefix (all of one length ``> max_lag``) the word ``k`` positions before the
+    last is replaced by a random other word, and the total variation distance between
+    the two next-word distributions is averaged over prefixes. A model with context
+    window ``w`` has zero influence for ``k >= w``.
+
+    Returns
+    -------
+    ndarray, shape (max_lag + 1,)
+    """
+    lengths = {len(p) for p in prefixes}
+    if len(lengths) != 1 or lengths.pop() <= max_lag:
+        raise ValueError("prefixes must share one length greater than max_lag")
+    rng = np.random.default_rng(seed)
+    dev = torch.device(device)
+    ids = np.stack([language.encode(p) for p in prefixes])
+    base = torch.softmax(model(torch.as_tensor(ids, device=dev))[:, -1], dim=-1)
+    n_words = len(language.vocab) - 1  # the unknown token is never an input word
+    out = np.zeros(max_lag + 1)
+    for k in range(max_lag + 1):
+        other = ids.copy()
+        col = ids.shape[1] - 1 - k
+        other[:, col] = (ids[:, col] + rng.integers(1, n_words, size=len(ids))) % n_words
+        pert = torch.softmax(model(torch.as_tensor(other, device=dev))[:, -1], dim=-1)
+        out[k] = float(0.5 * (pert - base).abs().sum(dim=-1).mean())
+    return out
+
+
+def explained_by_groups(states: NDArray[np.float64], labels: Sequence[object]) -> float:
+    """Fraction of the states' total variance explained by the group means (1 - within/total).
+
+    With labels the last n - 1 words, it is 1 exactly when the state depends only on them.
+    """
+    states = np.asarray(states, dtype=float)
+    total = ((states - states.mean(axis=0)) ** 2).sum()
+    within = 0.0
+    groups: dict[object, list[int]] = {}
+    for i, g in enumerate(labels):
+        groups.setdefault(g, []).append(i)
+    for idx in groups.values():
+        block = states[idx]
+        within += ((block - block.mean(axis=0)) ** 2).sum()
+    return float(1.0 - within / total) if total > 0 else 1.0
+
+
+def pca_2d(states: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Project centred ``states`` on their two leading principal axes.
+
+    Returns
+    -------
+    coords : ndarray, shape (N, 2)
+    explained : ndarray, shape (2,)
+        Fraction of the total variance along each axis.
+    """
+    x = np.asarray(states, dtype=float) - np.mean(states, axis=0)
+    _, s, vt = np.linalg.svd(x, full_matrices=False)
+    return x @ vt[:2].T, s[:2] ** 2 / (s**2).sum()
+

@@ -1,0 +1,65 @@
+"""Chapter 06: its JSON against the exact decomposition and the derived asymptotics."""
+
+import numpy as np
+import pytest
+
+from seqmi.theory.attention_grad import exact_exponent, sparse_path_bound, supplement_exponent
+
+CHAPTER = "06_attention_gradients"
+pytestmark = pytest.mark.book
+
+
+@pytest.fixture(scope="module")
+def res(book_run):
+    return book_run.results(CHAPTER)
+
+
+def test_decomposition_matches_autograd(res):
+    # float64 round-off over ~16 steps of products of O(1) matrices stays near 1e-14
+    assert max(res["decomposition_max_rel_error"].values()) < 1e-10
+    assert res["xi_enumeration_max_error"] < 1e-12
+
+
+def test_combinatorics(res):
+    assert res["w_identities_ok"] and res["lemma10_ok"] and res["lemma11_ok"]
+    # the printed w(4) differs by (S4 - S2^2)/8, a few percent of w(4) for small t
+    assert abs(res["w4_printed_rel_error"]) > 1e-3
+    # 2 n eps_n = 1 - 1/(6n) + O(n^-3)
+    n = np.array([10, 100, 1000, 10000])
+    np.testing.assert_allclose(res["harmonic_2n_eps"], 1 - 1 / (6 * n), atol=2e-3)
+    # Lemma 12: (chi - lower) * T converges for s = 2 (to 1), keeps growing for s = 3 and 4
+    rem = {s: np.array(r) for s, r in res["lemma12_scaled_remainder"].items()}
+    assert rem["2"][-1] == pytest.approx(1.0, abs=0.01)
+    assert np.all(np.diff(rem["3"]) > 0) and np.all(np.diff(rem["4"]) > 0)
+
+
+def test_exponents(res):
+    lams = np.array(res["uniform_lambdas"])
+    fitted = np.array(res["uniform_fitted"])
+    np.testing.assert_allclose(res["uniform_exact"], [exact_exponent([l]) for l in lams], rtol=1e-12)
+    np.testing.assert_allclose(res["uniform_supplement"], [supplement_exponent([l]) for l in lams], rtol=1e-12)
+    # the fit includes the derived a1/T correction; the remaining drift is O(p^2/T) at T >= 500
+    np.testing.assert_allclose(fitted, res["uniform_exact"], atol=0.05)
+    for row in res["uniform_matrix"].values():
+        assert row["fitted"] == pytest.approx(row["exact"], abs=0.05)
+    assert res["uniform_fit_vs_exact_max"] < 0.05
+    # both cross-checks are float64 computations of the same quantity
+    assert res["uniform_autograd_check"] < 1e-10 and res["sparse_autograd_check"] < 1e-10
+    assert res["no_attention_rate"] == pytest.approx(res["no_attention_rate_predicted"], rel=1e-6)
+    assert set(res["growing_lambdas"]) == {"+0.6", "+0.7", "+0.8", "+0.9"}
+
+
+def test_sparse_levels(res):
+    for row in res["sparse_rows"]:
+        assert row["min_far"] >= sparse_path_bound(row["kappa"], row["depth"], 0.5)
+        assert row["flatness"] < 1e-9
+
+
+def test_tasks_and_cost(res):
+    for acc in res["task_accuracy"].values():
+        assert 0.0 <= acc <= 1.0
+    for curve in res["task_curves"].values():
+        assert np.isfinite(curve).all()
+    # saved activations: exactly linear for relevancy screening, close to quadratic for full attention
+    assert res["cost_exponents"]["relrnn"]["memory"] < 1.2
+    assert res["cost_exponents"]["full"]["memory"] > 1.5

@@ -1,0 +1,82 @@
+"""Trainable SSM/RNN language models (Section 5) and the piece-counting helpers (Prop. A.8)."""
+
+import numpy as np
+import pytest
+import torch
+
+from seqmi.data.ngram import NgramLanguage, random_ngram_language
+from seqmi.models.ngram_lm import (
+    RNNLanguageModel, SSMLanguageModel, batch_tensors, complete, completion_accuracy,
+    explained_by_groups, hidden_states, influence_by_lag, pca_2d, train_language_model,
+)
+from seqmi.theory.ngram_ssm import alternating_task, memorising_ssm, pieces_and_sign_changes
+
+
+@pytest.fixture(scope="module")
+def lang():
+    return random_ngram_language(3, 6, 4, 2, 3, seed=1)
+
+
+def test_batch_tensors_targets_end_with_unknown(lang):
+    ids, targets = batch_tensors(lang, lang.sentences[:3], torch.device("cpu"))
+    s = lang.sentences[0]
+    assert ids.shape == (3, len(s))
+    np.testing.assert_array_equal(targets[0, :-1].numpy(), lang.encode(s)[1:])
+    assert int(targets[0, -1]) == lang.unk_index
+
+
+@pytest.mark.parametrize("kind", ["ssm", "rnn"])
+def test_training_learns_a_small_language_and_is_seeded(lang, kind):
+    train, test = lang.split(len(lang.sentences) // 2, seed=0)
+    kw = dict(embed_dim=8, hidden_size=len(lang.rules), epochs=30, lr=0.1, seed=3, progress=False)
+    res = train_language_model(kind, lang, train, **kw)
+    again = train_language_model(kind, lang, train, **kw)
+    assert res.loss == again.loss
+    assert res.loss[-1] < 0.5 * res.loss[0]
+    # prefixes of n - 1 = 2 words leave the model free to complete them any valid way
+    assert completion_accuracy(res.model, lang, test, 2) > 0.9
+
+
+def test_complete_stops_at_unknown_and_max_length(lang):
+    torch.manual_seed(0)
+    model = SSMLanguageModel(len(lang.vocab), 4, 8)
+    out = complete(model, lang, [lang.sentences[0][:2]], max_length=5)
+    assert 2 <= len(out[0]) <= 5 and out[0][:2] == lang.sentences[0][:2]
+    with pytest.raises(ValueError):
+        complete(model, lang, [("a",), ("a", "b")], 5)
+
+
+def test_influence_vanishes_beyond_a_models_window():
+    lang = NgramLanguage.paper_example()
+    torch.manual_seed(0)
+    model = RNNLanguageModel(len(lang.vocab), 4, 6)
+    # an RNN whose hidden matrix is zero sees only the last word
+    with torch.no_grad():
+        model.rnn.weight_hh_l0.zero_()
+    prefixes = [s[:10] for s in lang.sentences[::400]]
+    infl = influence_by_lag(model, lang, prefixes, 4, seed=0)
+    assert infl[0] > 0 and (infl[1:] == 0).all()
+    h = hidden_states(model, lang, prefixes)
+    assert h.shape == (len(prefixes), 6)
+
+
+def test_explained_by_groups_and_pca():
+    rng = np.random.default_rng(0)
+    centres = rng.standard_normal((3, 5)) * 10
+    labels = np.repeat([0, 1, 2], 20)
+    assert explained_by_groups(centres[labels], labels) == pytest.approx(1.0)
+    noisy = centres[labels] + rng.standard_normal((60, 5))
+    assert 0.8 < explained_by_groups(noisy, labels) < 1.0
+    coords, frac = pca_2d(noisy)
+    assert coords.shape == (60, 2) and frac[0] >= frac[1] and frac.sum() <= 1
+
+
+def test_piece_counting_bounds_sign_changes():
+    x, y = alternating_task(10, 3, 2, seed=0)
+    assert np.array_equal(y[:, 0], [(-1) ** j for j in range(1, 11)])
+    for m in (1, 3, 6):
+        pieces, changes = pieces_and_sign_changes(x, m, 300, seed=m)
+        assert (pieces <= m + 1).all() and (changes <= pieces).all()
+    # with as many neurons as points the construction memorises the alternating set
+    w = memorising_ssm(x, y, 3, seed=0)
+    np.testing.assert_allclose(w.outputs(x)[:, -1], y, atol=1e-9)
