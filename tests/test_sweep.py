@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from seqmi.models.lm import RNNLM
-from seqmi.sweep import Budget, OutOfTime, cached_point, decay_fits, run_point
+from seqmi.sweep import Budget, OutOfTime, cached_point, decay_fits, point_key, run_point
 from seqmi.train import Sequences, TrainConfig
 
 
@@ -55,3 +55,10 @@ def test_run_point_end_to_end():
     assert len(rec["mi"]) == 20 and len(rec["head"]) == 5
     assert rec["state_floats"] == 8 and rec["epochs"] == [3]
     assert {"xi", "xi_ci", "gamma", "val_loss", "tokens_per_s", "train_s", "sample_s"} <= set(rec)
+
+
+def test_point_key_changes_with_the_spec():
+    a = point_key("lstm_w8", {"lr": 0.005, "n": 100})
+    assert a.startswith("lstm_w8_")
+    assert a == point_key("lstm_w8", {"n": 100, "lr": 0.005})
+    assert a != point_key("lstm_w8", {"lr": 0.001, "n": 100})

@@ -10,6 +10,7 @@ no point pending, has the whole sweep.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import time
@@ -123,6 +124,16 @@ def run_point(make_model: Callable[[], nn.Module], data: Sequences | Stream, con
         "tokens_per_s": result.tokens_per_s, "train_s": train_s, "sample_s": sample_s,
         "device": result.device, "amp": result.amp, "head": samples[0, :head_tokens].tolist(),
     }
+
+
+def point_key(name: str, spec: dict[str, Any]) -> str:
+    """Cache key of a sweep point: ``name`` plus a hash of everything that defines it.
+
+    Any change of ``spec`` (data size, training config, sampling settings) gives a new
+    key, so a cache never returns a point computed under other settings.
+    """
+    digest = hashlib.sha1(json.dumps(spec, sort_keys=True, default=str).encode()).hexdigest()[:10]
+    return f"{name}_{digest}"
 
 
 def cached_point(cache_dir: str | os.PathLike | None, key: str,
