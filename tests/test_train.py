@@ -120,3 +120,21 @@ def test_config_is_validated():
         TrainConfig(optimizer="sgd")
     with pytest.raises(ValueError, match="lr"):
         TrainConfig(lr=0.0)
+
+
+def test_truncated_bptt_run_resumes_exactly(tmp_path):
+    # the stream path draws track offsets and state resets from the saved generator
+    stream = copy_task(1, 3000, 0)[0]
+    data = Stream(stream[:2400], stream[2400:], bptt=20, reset_prob=0.3)
+    config = TrainConfig(lr=0.02, batch_size=8, max_epochs=3, restarts=1)
+    reference = train(make_lstm, data, config, progress=False)
+
+    def stop(record):
+        if record["epoch"] == 1:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        train(make_lstm, data, config, checkpoint_dir=tmp_path, progress=False, on_epoch_end=stop)
+    resumed = train(make_lstm, data, config, checkpoint_dir=tmp_path, progress=False)
+    for a, b in zip(reference.model.state_dict().values(), resumed.model.state_dict().values()):
+        assert torch.equal(a, b)
