@@ -1,7 +1,7 @@
 import pytest
 
 from seqmi.device import resolve_device
-from seqmi.validate import check_choice, check_float, check_int
+from seqmi.validate import check_choice, check_float, check_float_list, check_int, check_int_list
 
 
 def test_checks_accept_and_reject():
@@ -28,3 +28,16 @@ def test_device_resolution():
     if not torch.cuda.is_available():
         with pytest.raises(ValueError, match="device='cuda' was requested but torch sees no CUDA GPU"):
             resolve_device("cuda")
+
+
+def test_list_checks():
+    assert check_int_list("w", [1, 2], 1) == [1, 2]
+    assert check_float_list("r", [0.5], 0.0, 1.0, high_open=True) == [0.5]
+    with pytest.raises(ValueError, match=r"w must be a list of at least 1 integers, got \[\]"):
+        check_int_list("w", [], 1)
+    with pytest.raises(ValueError, match=r"w must be a list of at least 2 integers, got 3"):
+        check_int_list("w", 3, min_len=2)
+    with pytest.raises(ValueError, match=r"w\[1\] must be in \[1, inf\], got 0"):
+        check_int_list("w", [2, 0], 1)
+    with pytest.raises(ValueError, match=r"r\[0\] must be in \(0.0, 1.0\), got 1.0"):
+        check_float_list("r", [1.0], 0.0, 1.0, low_open=True, high_open=True)

@@ -62,6 +62,54 @@ def check_float(
     return float(value)
 
 
+def check_int_list(
+    name: str, value: Any, low: int | None = None, high: int | None = None, *, min_len: int = 1
+) -> list[int]:
+    """Return ``value`` if it is a list of at least ``min_len`` integers in ``[low, high]``.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, quoted in the message.
+    value : Any
+        The list to check.
+    low, high : int, optional
+        Inclusive bounds of every entry; ``None`` means unbounded.
+    min_len : int
+        Smallest allowed length.
+
+    Returns
+    -------
+    list of int
+    """
+    _check_list(name, value, min_len, "integers")
+    return [check_int(f"{name}[{i}]", v, low, high) for i, v in enumerate(value)]
+
+
+def check_float_list(
+    name: str,
+    value: Any,
+    low: float | None = None,
+    high: float | None = None,
+    *,
+    low_open: bool = False,
+    high_open: bool = False,
+    min_len: int = 1,
+) -> list[float]:
+    """Return ``value`` as floats if it is a list of at least ``min_len`` reals in the interval.
+
+    Bounds as in :func:`check_float`; lengths as in :func:`check_int_list`.
+    """
+    _check_list(name, value, min_len, "real numbers")
+    return [check_float(f"{name}[{i}]", v, low, high, low_open=low_open, high_open=high_open)
+            for i, v in enumerate(value)]
+
+
+def _check_list(name: str, value: Any, min_len: int, what: str) -> None:
+    if not isinstance(value, (list, tuple)) or len(value) < min_len:
+        raise ValueError(f"{name} must be a list of at least {min_len} {what}, got {value!r}")
+
+
 def check_choice(name: str, value: Any, choices: Iterable[Any]) -> Any:
     """Return ``value`` if it is one of ``choices``, else raise ``ValueError``."""
     allowed = list(choices)
