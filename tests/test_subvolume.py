@@ -22,6 +22,8 @@ def test_covariance_is_a_correlation_matrix_and_positive_definite(family, op):
     np.testing.assert_allclose(np.diag(cov), 1.0, atol=1e-12)
     np.testing.assert_allclose(cov, cov.T, atol=0)
     assert np.linalg.eigvalsh(cov).min() > 0.1
+    # reversal symmetry, which bipartite_mi uses for equal splits
+    np.testing.assert_allclose(cov[::-1, ::-1], cov, atol=1e-15)
 
 
 @pytest.mark.parametrize("family", ["subvolume", "logarithmic"])
