@@ -1,0 +1,61 @@
+"""The KJV corpus: documents, vocabulary, splits."""
+
+import numpy as np
+import pytest
+
+from seqmi.data.text import CharVocab, Document, kjv_documents, kjv_text, split_contiguous, split_random
+
+
+def test_kjv_has_every_chapter_in_canonical_order():
+    docs = kjv_documents()
+    assert len(docs) == 1189
+    assert docs[0].title == "Genesis 1"
+    assert docs[0].text.startswith("In the beginning God created the heaven and the earth.")
+    assert docs[-1].title == "Revelation 22"
+    assert docs[-1].text.endswith("Amen.")
+    # 4.14 M characters (the data notes), joined by 1,188 newlines
+    assert 4.1e6 < len(kjv_text()) < 4.2e6
+
+
+def test_vocabulary_round_trip():
+    text = kjv_text()[:20000]
+    vocab = CharVocab(text)
+    ids = vocab.encode(text)
+    assert ids.dtype == np.int64 and ids.max() == len(vocab) - 1
+    assert vocab.decode(ids) == text
+    with pytest.raises(ValueError, match="vocabulary"):
+        vocab.encode("~")
+
+
+def test_whole_corpus_vocabulary_is_small():
+    assert 55 <= len(CharVocab(kjv_text())) <= 70
+
+
+DOCS = [Document(f"d{i}", "x" * (10 + i)) for i in range(40)]
+
+
+@pytest.mark.parametrize("split", [split_contiguous, lambda d, v, t: split_random(d, v, t, seed=1)])
+def test_splits_partition_documents_with_the_target_shares(split):
+    s = split(DOCS, 0.1, 0.2)
+    titles = [t for part in s.titles for t in part]
+    assert sorted(titles) == sorted(d.title for d in DOCS)
+    total = sum(len(d.text) for d in DOCS)
+    biggest = max(len(d.text) for d in DOCS)
+    for part, share in ((s.valid, 0.1), (s.test, 0.2)):
+        chars = len(part.replace("\n", ""))
+        assert abs(chars - share * total) <= biggest
+
+
+def test_contiguous_split_keeps_order_and_random_split_mixes():
+    c = split_contiguous(DOCS, 0.1, 0.1)
+    order = [int(t[1:]) for part in c.titles for t in part]
+    assert order == sorted(order)
+    r = split_random(DOCS, 0.1, 0.1, seed=0)
+    assert r.titles != c.titles
+    assert r.titles == split_random(DOCS, 0.1, 0.1, seed=0).titles
+    assert all(list(p) == sorted(p, key=lambda t: int(t[1:])) for p in r.titles)
+
+
+def test_bad_fractions_are_rejected():
+    with pytest.raises(ValueError, match="valid_fraction"):
+        split_contiguous(DOCS, 0.0, 0.1)

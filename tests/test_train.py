@@ -1,0 +1,140 @@
+"""Training loop: learning, schedules, early stopping, restarts, exact resume, log."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from seqmi.models.lm import RNNLM, TransformerLM
+from seqmi.train import Sequences, Stream, TrainConfig, evaluate, lr_factor, train
+
+
+def copy_task(n, length, seed):
+    # x_{t+1} = x_t with probability 0.9: a Markov chain a model can learn in a few epochs
+    rng = np.random.default_rng(seed)
+    flips = rng.random((n, length)) < 0.1
+    return (np.cumsum(flips, axis=1) + rng.integers(2, size=(n, 1))) % 2
+
+
+DATA = Sequences(copy_task(64, 24, 0), copy_task(32, 24, 1))
+CONFIG = TrainConfig(lr=0.01, batch_size=16, max_epochs=4, patience=5, restarts=2, seed=3)
+
+
+def make_lstm():
+    return RNNLM(2, width=6, depth=1, cell="lstm", embed_dim=2)
+
+
+def test_training_learns_the_markov_chain():
+    result = train(make_lstm, DATA, TrainConfig(lr=0.02, batch_size=16, max_epochs=15, restarts=1),
+                   progress=False)
+    # entropy rate of the chain: H_b(0.1) = 0.325 nats; the first symbol costs ln 2
+    floor = (23 * 0.3251 + math.log(2)) / 24
+    assert result.best_val_loss < floor + 0.1
+    assert result.best_val_loss == pytest.approx(evaluate(result.model, DATA, torch.device("cpu")), abs=1e-6)
+
+
+def test_interrupted_and_resumed_run_ends_with_identical_weights(tmp_path):
+    reference = train(make_lstm, DATA, CONFIG, progress=False)
+
+    class Interrupt(Exception):
+        pass
+
+    seen = []
+
+    def stop_midway(record):
+        seen.append(record)
+        if record["restart"] == 0 and record["epoch"] == 2:
+            raise Interrupt
+
+    with pytest.raises(Interrupt):
+        train(make_lstm, DATA, CONFIG, checkpoint_dir=tmp_path, progress=False, on_epoch_end=stop_midway)
+    resumed = train(make_lstm, DATA, CONFIG, checkpoint_dir=tmp_path, progress=False)
+    for (name, a), b in zip(reference.model.state_dict().items(), resumed.model.state_dict().values()):
+        assert torch.equal(a, b), name
+    assert resumed.restart_val_losses == reference.restart_val_losses
+    assert [h["val_loss"] for h in resumed.history] == [h["val_loss"] for h in reference.history]
+    # a finished run resumes to the same result without training again
+    again = train(make_lstm, DATA, CONFIG, checkpoint_dir=tmp_path, progress=False)
+    assert again.restart_val_losses == reference.restart_val_losses
+
+
+def test_checkpoint_with_other_config_is_refused(tmp_path):
+    train(make_lstm, DATA, TrainConfig(max_epochs=1, restarts=1), checkpoint_dir=tmp_path, progress=False)
+    with pytest.raises(ValueError, match="different config"):
+        train(make_lstm, DATA, TrainConfig(max_epochs=2, restarts=1), checkpoint_dir=tmp_path, progress=False)
+
+
+def test_restarts_keep_the_best_and_log_every_epoch(tmp_path):
+    log = tmp_path / "log.jsonl"
+    result = train(make_lstm, DATA, CONFIG, log_path=log, progress=False)
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    assert len(records) == sum(result.epochs) == 8
+    assert {"restart", "epoch", "train_loss", "val_loss", "lr", "tokens", "epoch_s"} <= set(records[0])
+    best_per_restart = [min(r["val_loss"] for r in records if r["restart"] == k) for k in range(2)]
+    assert result.restart_val_losses == best_per_restart
+    assert result.best_val_loss == min(best_per_restart)
+    assert result.tokens_per_s > 0 and result.device == "cpu" and result.amp is False
+
+
+def test_early_stopping_after_patience_epochs():
+    # a learning rate of ~0 cannot improve: stop after the first epoch + patience
+    config = TrainConfig(lr=1e-12, max_epochs=50, patience=2, restarts=1)
+    result = train(make_lstm, DATA, config, progress=False)
+    assert result.epochs[0] <= 1 + 2 + 1
+
+
+def test_lr_schedule_warmup_then_cosine_to_minimum():
+    config = TrainConfig(schedule="cosine", warmup_steps=10, min_lr_ratio=1 / 32)
+    assert lr_factor(0, 110, config) == pytest.approx(0.1)
+    assert lr_factor(9, 110, config) == pytest.approx(1.0)
+    assert lr_factor(60, 110, config) == pytest.approx((1 + 1 / 32) / 2)
+    assert lr_factor(110, 110, config) == pytest.approx(1 / 32)
+    assert lr_factor(50, 110, TrainConfig(schedule="constant")) == 1.0
+
+
+def test_stream_training_with_truncated_bptt():
+    stream = copy_task(1, 3000, 0)[0]
+    data = Stream(stream[:2400], stream[2400:], bptt=20, reset_prob=0.01)
+    config = TrainConfig(lr=0.02, batch_size=8, max_epochs=6, restarts=1)
+    result = train(make_lstm, data, config, progress=False)
+    assert result.best_val_loss < 0.3251 + 0.1
+
+
+def test_transformer_trains_with_adam_cosine():
+    config = TrainConfig(optimizer="adam", lr=3e-3, clip=5.0, schedule="cosine", warmup_steps=4,
+                         batch_size=16, max_epochs=8, restarts=1)
+    result = train(lambda: TransformerLM(2, 16, 1, heads=4, max_len=24), DATA, config, progress=False)
+    assert result.best_val_loss < 0.5
+
+
+def test_stream_needs_a_recurrent_model():
+    data = Stream(np.zeros(500, dtype=int), np.zeros(200, dtype=int), bptt=10)
+    with pytest.raises(ValueError, match="recurrent"):
+        train(lambda: TransformerLM(2, 8, 1, heads=2, max_len=16), data, TrainConfig(), progress=False)
+
+
+def test_config_is_validated():
+    with pytest.raises(ValueError, match="optimizer"):
+        TrainConfig(optimizer="sgd")
+    with pytest.raises(ValueError, match="lr"):
+        TrainConfig(lr=0.0)
+
+
+def test_truncated_bptt_run_resumes_exactly(tmp_path):
+    # the stream path draws track offsets and state resets from the saved generator
+    stream = copy_task(1, 3000, 0)[0]
+    data = Stream(stream[:2400], stream[2400:], bptt=20, reset_prob=0.3)
+    config = TrainConfig(lr=0.02, batch_size=8, max_epochs=3, restarts=1)
+    reference = train(make_lstm, data, config, progress=False)
+
+    def stop(record):
+        if record["epoch"] == 1:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        train(make_lstm, data, config, checkpoint_dir=tmp_path, progress=False, on_epoch_end=stop)
+    resumed = train(make_lstm, data, config, checkpoint_dir=tmp_path, progress=False)
+    for a, b in zip(reference.model.state_dict().values(), resumed.model.state_dict().values()):
+        assert torch.equal(a, b)
