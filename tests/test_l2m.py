@@ -20,6 +20,15 @@ def test_kv_cache_of_a_transformer_grows_linearly():
     assert history_state_size(nn.TransformerEncoder(layer, 2, enable_nested_tensor=False), 7) == 2 * 2 * 32 * 7
 
 
+def test_counts_agree_with_the_language_models_own_accounting():
+    from seqmi.models.lm import RNNLM, TransformerLM
+
+    for model in (RNNLM(30, 24, depth=2, cell="lstm"), RNNLM(30, 16, depth=3, cell="rnn"),
+                  TransformerLM(30, 32, depth=3, heads=4, max_len=64)):
+        for ell in (1, 17, 64):
+            assert history_state_size(model, ell) == model.history_state_size(ell)
+
+
 def test_recurrent_states_are_constant_in_ell():
     lstm = nn.LSTM(8, 20, num_layers=2)
     assert history_state_size(lstm, 5) == history_state_size(lstm, 500) == 2 * 2 * 20

@@ -39,8 +39,10 @@ def history_state_size(model: nn.Module, ell: int) -> int:
 
     Counted from the model's modules, so that the number follows its actual widths:
 
-    * attention (``nn.MultiheadAttention``, :class:`CausalSelfAttention`): keys and values
-      of every past token, ``2 * d * ell`` per layer (the KV cache);
+    * attention (``nn.MultiheadAttention``, or any module owning a fused ``qkv`` linear
+      map, as :class:`CausalSelfAttention` and the blocks of
+      :class:`seqmi.models.lm.TransformerLM` do): keys and values of every past token,
+      ``2 * d * ell`` per layer (the KV cache);
     * ``nn.RNN``/``nn.GRU``: ``hidden * layers * directions``; ``nn.LSTM`` adds the cell
       state (``(h + c) * layers * directions``, ``h`` the projection size if any);
       the ``*Cell`` modules likewise for one layer;
@@ -62,8 +64,9 @@ def history_state_size(model: nn.Module, ell: int) -> int:
     for module in model.modules():
         if isinstance(module, nn.MultiheadAttention):
             total += (module.kdim + module.vdim) * ell
-        elif isinstance(module, CausalSelfAttention):
-            total += 2 * module.d_model * ell
+        elif isinstance(getattr(module, "qkv", None), nn.Linear):
+            # fused query/key/value projection: keys and values are two thirds of its output
+            total += 2 * (module.qkv.out_features // 3) * ell
         elif isinstance(module, nn.LSTM):
             dirs = 2 if module.bidirectional else 1
             h = module.proj_size or module.hidden_size
