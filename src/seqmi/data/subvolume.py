@@ -162,7 +162,10 @@ class SubvolumeGaussian:
         r0, r1 = ext_lo // 4, (ext_hi - 1) // 4 + 1
         prev = self._block(k - 1, r0, r1)
         n_rows = r1 - r0
-        cov = np.kron(prev, self._cross) + np.kron(np.eye(n_rows), self._within_fresh)
+        cov = np.kron(prev, self._cross)
+        rows = np.arange(n_rows)
+        # the fresh inputs correlate outputs within a row only: add to the diagonal 4x4 blocks
+        cov.reshape(n_rows, 4, n_rows, 4)[rows, :, rows, :] += self._within_fresh
         u = self._pairs(k)
         u = u[(u >= 4 * r0) & (u + 1 < 4 * r1)]
         ul, vl = u - 4 * r0, u + 1 - 4 * r0
