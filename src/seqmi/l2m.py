@@ -1,0 +1,372 @@
+"""The L2M condition (Chen et al. 2025, Sec. 5) and the Gaussian experiment of its Fig. 4.
+
+* :func:`history_state_size` counts the history state ``dim(z_ell)`` of a model from its
+  actual modules: the key/value cache of every attention layer (grows with ``ell``), the
+  recurrent state of RNN/LSTM/GRU layers and Mamba blocks (constant in ``ell``).
+* :func:`l2m_bound` and :func:`crossover_length` evaluate Theorem 5.2,
+  ``I_bp(L/2; L) <= C dim(z_(L/2)) + ln M``, against a bipartite-MI curve.
+* :func:`gaussian_kl` is the exact conditional KL used as the training loss of the
+  experiment; :class:`GaussianSequenceModel` wraps a GPT-style Transformer or a Mamba SSM
+  (``mambapy``) with MLP token embeddings and a Gaussian output head;
+  :func:`train_gaussian` and :func:`evaluate_kl` run it on fresh samples of a
+  :class:`~seqmi.data.subvolume.SubvolumeGaussian`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from numpy.typing import NDArray
+from torch import nn
+from tqdm.auto import tqdm
+
+from seqmi.data.subvolume import SubvolumeGaussian
+from seqmi.validate import check_choice, check_float, check_int
+
+FLOAT32_NATS = 32 * math.log(2.0)
+"""Most information one float32 number can hold (nats): a hard ceiling on ``C`` in Thm. 5.2."""
+
+BACKBONES = ("transformer", "mamba")
+
+
+# ---------------------------------------------------------------------- history state
+def history_state_size(model: nn.Module, ell: int) -> int:
+    """Number of real numbers in the history state ``z_ell`` after ``ell`` tokens.
+
+    Counted from the model's modules, so that the number follows its actual widths:
+
+    * attention (``nn.MultiheadAttention``, or any module owning a fused ``qkv`` linear
+      map, as :class:`CausalSelfAttention` and the blocks of
+      :class:`seqmi.models.lm.TransformerLM` do): keys and values of every past token,
+      ``2 * d * ell`` per layer (the KV cache);
+    * ``nn.RNN``/``nn.GRU``: ``hidden * layers * directions``; ``nn.LSTM`` adds the cell
+      state (``(h + c) * layers * directions``, ``h`` the projection size if any);
+      the ``*Cell`` modules likewise for one layer;
+    * Mamba blocks (``mambapy``): the SSM state ``d_inner * d_state`` plus the convolution
+      buffer ``d_inner * (d_conv - 1)``.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+    ell : int
+        Number of tokens seen, ``>= 0``.
+
+    Returns
+    -------
+    int
+    """
+    check_int("ell", ell, 0)
+    total = 0
+    for module in model.modules():
+        if isinstance(module, nn.MultiheadAttention):
+            total += (module.kdim + module.vdim) * ell
+        elif isinstance(getattr(module, "qkv", None), nn.Linear):
+            # fused query/key/value projection: keys and values are two thirds of its output
+            total += 2 * (module.qkv.out_features // 3) * ell
+        elif isinstance(module, nn.LSTM):
+            dirs = 2 if module.bidirectional else 1
+            h = module.proj_size or module.hidden_size
+            total += (h + module.hidden_size) * module.num_layers * dirs
+        elif isinstance(module, (nn.GRU, nn.RNN)):
+            total += module.hidden_size * module.num_layers * (2 if module.bidirectional else 1)
+        elif isinstance(module, nn.LSTMCell):
+            total += 2 * module.hidden_size
+        elif isinstance(module, (nn.GRUCell, nn.RNNCell)):
+            total += module.hidden_size
+        elif type(module).__name__ == "MambaBlock" and hasattr(module, "config"):
+            cfg = module.config
+            total += cfg.d_inner * (cfg.d_state + cfg.d_conv - 1)
+    return total
+
+
+def l2m_bound(state_size: float, nats_per_dim: float, log_vocab: float = 0.0) -> float:
+    """Right-hand side of Theorem 5.2, ``C dim(z) + ln M`` (nats).
+
+    Parameters
+    ----------
+    state_size : float
+        ``dim(z_(L/2))``.
+    nats_per_dim : float
+        ``C``, the information one state dimension can carry; at most
+        :data:`FLOAT32_NATS` for a float32 state.
+    log_vocab : float
+        ``ln M`` (0 for the continuous tokens of the Gaussian family, whose current
+        token enters every model alike).
+
+    Returns
+    -------
+    float
+    """
+    check_float("state_size", state_size, 0.0)
+    check_float("nats_per_dim", nats_per_dim, 0.0, low_open=True)
+    return float(nats_per_dim * state_size + log_vocab)
+
+
+def crossover_length(state_size: float, nats_per_dim: float, amplitude: float, exponent: float,
+                     log_vocab: float = 0.0) -> float:
+    """Length beyond which a fixed-size state cannot hold ``I_bp = amplitude * L**exponent``.
+
+    Solves ``amplitude * L**exponent = C dim(z) + ln M`` for ``L``.
+
+    Parameters
+    ----------
+    state_size, nats_per_dim, log_vocab : float
+        As in :func:`l2m_bound`.
+    amplitude, exponent : float
+        The power law of the bipartite MI (``exponent > 0``).
+
+    Returns
+    -------
+    float
+    """
+    check_float("amplitude", amplitude, 0.0, low_open=True)
+    check_float("exponent", exponent, 0.0, low_open=True)
+    return float((l2m_bound(state_size, nats_per_dim, log_vocab) / amplitude) ** (1.0 / exponent))
+
+
+# ---------------------------------------------------------------------- loss
+def gaussian_kl(mu_p: torch.Tensor, sigma_p: torch.Tensor, mu_q: torch.Tensor, sigma_q: torch.Tensor) -> torch.Tensor:
+    """Elementwise ``KL(N(mu_p, sigma_p^2) || N(mu_q, sigma_q^2))`` in nats.
+
+    ``ln(sigma_q / sigma_p) + (sigma_p^2 + (mu_q - mu_p)^2) / (2 sigma_q^2) - 1/2``: ``p`` the
+    true conditional, ``q`` the model's (eq. E.35).
+    """
+    return (torch.log(sigma_q / sigma_p) + (sigma_p ** 2 + (mu_q - mu_p) ** 2) / (2 * sigma_q ** 2) - 0.5)
+
+
+# ---------------------------------------------------------------------- models
+class CausalSelfAttention(nn.Module):
+    """Multi-head causal self-attention (GPT-2 style, fused QKV projection)."""
+
+    def __init__(self, d_model: int, n_heads: int) -> None:
+        super().__init__()
+        if d_model % n_heads:
+            raise ValueError(f"d_model={d_model} must be a multiple of n_heads={n_heads}")
+        self.d_model, self.n_heads = d_model, n_heads
+        self.qkv = nn.Linear(d_model, 3 * d_model)
+        self.proj = nn.Linear(d_model, d_model)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b, t, d = x.shape
+        q, k, v = self.qkv(x).view(b, t, 3, self.n_heads, d // self.n_heads).permute(2, 0, 3, 1, 4)
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return self.proj(y.transpose(1, 2).reshape(b, t, d))
+
+
+class _Block(nn.Module):
+    def __init__(self, d_model: int, n_heads: int) -> None:
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(d_model), nn.LayerNorm(d_model)
+        self.attn = CausalSelfAttention(d_model, n_heads)
+        self.mlp = nn.Sequential(nn.Linear(d_model, 4 * d_model), nn.GELU(), nn.Linear(4 * d_model, d_model))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x + self.attn(self.ln1(x))
+        return x + self.mlp(self.ln2(x))
+
+
+class GPTBackbone(nn.Module):
+    """Pre-LayerNorm GPT-2 stack with learned positions: ``(B, T, d) -> (B, T, d)``."""
+
+    def __init__(self, d_model: int, n_layers: int, n_heads: int, max_len: int) -> None:
+        super().__init__()
+        self.pos = nn.Parameter(torch.zeros(max_len, d_model))
+        nn.init.normal_(self.pos, std=0.02)
+        self.blocks = nn.ModuleList(_Block(d_model, n_heads) for _ in range(n_layers))
+        self.ln_f = nn.LayerNorm(d_model)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x + self.pos[: x.shape[1]]
+        for block in self.blocks:
+            x = block(x)
+        return self.ln_f(x)
+
+
+class MambaBackbone(nn.Module):
+    """``mambapy``'s Mamba stack (parallel scan, pure PyTorch) with a final LayerNorm."""
+
+    def __init__(self, d_model: int, n_layers: int, d_state: int) -> None:
+        super().__init__()
+        from mambapy.mamba import Mamba, MambaConfig
+
+        self.mamba = Mamba(MambaConfig(d_model=d_model, n_layers=n_layers, d_state=d_state))
+        self.ln_f = nn.LayerNorm(d_model)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.ln_f(self.mamba(x))
+
+
+class GaussianSequenceModel(nn.Module):
+    """Autoregressive model of continuous tokens with Gaussian conditionals (L2M App. E).
+
+    A zero token is prepended (BOS) and the last token dropped, so output ``i`` sees
+    ``z_<i`` only; a two-layer MLP embeds each token, the backbone mixes positions, and
+    a two-layer MLP head gives the mean and standard deviation of each of the
+    ``token_dim`` coordinates.
+
+    Parameters
+    ----------
+    backbone : {"transformer", "mamba"}
+    token_dim : int
+        Dimension of a token (the number of stacked copies).
+    d_model, n_layers : int
+        Width and depth of the backbone.
+    n_heads : int
+        Attention heads (Transformer).
+    max_len : int
+        Longest sequence (Transformer positions).
+    d_state : int
+        SSM state per channel (Mamba).
+    """
+
+    def __init__(self, backbone: str, token_dim: int, d_model: int, n_layers: int, n_heads: int = 4,
+                 max_len: int = 4096, d_state: int = 16) -> None:
+        super().__init__()
+        check_choice("backbone", backbone, BACKBONES)
+        for name, value in (("token_dim", token_dim), ("d_model", d_model), ("n_layers", n_layers),
+                            ("max_len", max_len), ("d_state", d_state)):
+            check_int(name, value, 1)
+        self.backbone_name, self.token_dim, self.max_len = backbone, token_dim, max_len
+        self.embed = nn.Sequential(nn.Linear(token_dim, d_model), nn.GELU(), nn.Linear(d_model, d_model))
+        if backbone == "transformer":
+            self.backbone = GPTBackbone(d_model, n_layers, n_heads, max_len)
+        else:
+            self.backbone = MambaBackbone(d_model, n_layers, d_state)
+        self.head = nn.Sequential(nn.Linear(d_model, d_model), nn.GELU(), nn.Linear(d_model, 2 * token_dim))
+
+    def forward(self, z: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``z`` of shape ``(B, L, token_dim)`` -> conditional ``(mu, sigma)``, each like ``z``."""
+        if z.shape[1] > self.max_len and self.backbone_name == "transformer":
+            raise ValueError(f"sequence length {z.shape[1]} exceeds max_len={self.max_len}")
+        inputs = torch.cat([torch.zeros_like(z[:, :1]), z[:, :-1]], dim=1)
+        out = self.head(self.backbone(self.embed(inputs)))
+        mu, raw = out.chunk(2, dim=-1)
+        return mu, F.softplus(raw) + 1e-4
+
+
+# ---------------------------------------------------------------------- training
+@dataclass(frozen=True)
+class KLResult:
+    """Evaluation of a model on a sub-volume Gaussian distribution.
+
+    Attributes
+    ----------
+    position_kl : ndarray, shape (L,)
+        Conditional KL ``D_i`` per position, averaged over coordinates and samples (nats).
+    average_kl : float
+        Its mean over positions.
+    train_loss : ndarray
+        Training loss per step.
+    state_size : int
+        ``dim(z_(L/2))`` of the model.
+    n_params : int
+    """
+
+    position_kl: NDArray[np.float64]
+    average_kl: float
+    train_loss: NDArray[np.float64]
+    state_size: int
+    n_params: int
+
+
+def _conditional_targets(dist: SubvolumeGaussian, batch: int, rng: np.random.Generator,
+                         device: torch.device) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    z = torch.as_tensor(dist.sample(batch, rng), device=device)
+    mu_p, sigma_p = dist.conditionals(z)
+    return z.float(), mu_p.float(), sigma_p.float()
+
+
+def train_gaussian(model: GaussianSequenceModel, dist: SubvolumeGaussian, steps: int, batch: int = 4,
+                   lr: float = 1e-3, warmup: int = 50, weight_decay: float = 0.01,
+                   device: torch.device | str = "cpu", seed: int = 0, progress: bool = True) -> NDArray[np.float64]:
+    """Train on the exact average conditional KL with fresh samples every step.
+
+    AdamW with linear warm-up and cosine decay (the paper's recipe, scaled down).
+
+    Parameters
+    ----------
+    model : GaussianSequenceModel
+    dist : SubvolumeGaussian
+        Its ``copies`` must equal the model's ``token_dim``.
+    steps, batch, warmup : int
+    lr, weight_decay : float
+    device : torch.device or str
+    seed : int
+        Seeds the samples (and nothing else: initialise the model under your own seed).
+    progress : bool
+        Show a tqdm bar.
+
+    Returns
+    -------
+    ndarray, shape (steps,)
+        The loss (mean KL, nats) of every step.
+    """
+    check_int("steps", steps, 1)
+    check_int("batch", batch, 1)
+    check_int("warmup", warmup, 0)
+    if dist.copies != model.token_dim:
+        raise ValueError(f"dist.copies={dist.copies} must equal model.token_dim={model.token_dim}")
+    device = torch.device(device)
+    model.to(device).train()
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
+
+    def schedule(step: int) -> float:
+        if step < warmup:
+            return (step + 1) / warmup
+        return 0.5 * (1 + math.cos(math.pi * (step - warmup) / max(1, steps - warmup)))
+
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, schedule)
+    rng = np.random.default_rng(seed)
+    losses = np.empty(steps)
+    bar = tqdm(range(steps), disable=not progress, desc=f"{model.backbone_name} L={dist.length}", leave=False)
+    for step in bar:
+        z, mu_p, sigma_p = _conditional_targets(dist, batch, rng, device)
+        mu_q, sigma_q = model(z)
+        loss = gaussian_kl(mu_p, sigma_p, mu_q, sigma_q).mean()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        sched.step()
+        losses[step] = loss.item()
+    return losses
+
+
+@torch.no_grad()
+def evaluate_kl(model: GaussianSequenceModel, dist: SubvolumeGaussian, n_eval: int, batch: int = 4,
+                device: torch.device | str = "cpu", seed: int = 1) -> NDArray[np.float64]:
+    """Position-wise conditional KL ``D_i`` (nats, mean over coordinates) on fresh samples.
+
+    Parameters
+    ----------
+    model : GaussianSequenceModel
+    dist : SubvolumeGaussian
+    n_eval, batch : int
+        Number of evaluation sequences, and how many at a time.
+    device : torch.device or str
+    seed : int
+        Seeds the evaluation samples.
+
+    Returns
+    -------
+    ndarray, shape (L,)
+    """
+    check_int("n_eval", n_eval, 1)
+    check_int("batch", batch, 1)
+    device = torch.device(device)
+    model.to(device).eval()
+    rng = np.random.default_rng(seed)
+    total = torch.zeros(dist.length, dtype=torch.float64, device=device)
+    done = 0
+    while done < n_eval:
+        m = min(batch, n_eval - done)
+        z, mu_p, sigma_p = _conditional_targets(dist, m, rng, device)
+        mu_q, sigma_q = model(z)
+        total += gaussian_kl(mu_p.double(), sigma_p.double(), mu_q.double(), sigma_q.double()).mean(-1).sum(0)
+        done += m
+    model.train()
+    return (total / n_eval).cpu().numpy()

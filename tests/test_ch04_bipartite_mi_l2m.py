@@ -1,0 +1,68 @@
+"""Chapter 04 (bipartite MI, L2M): its JSON against closed forms and the counted state sizes."""
+
+import math
+
+import numpy as np
+import pytest
+
+CHAPTER = "04_bipartite_mi_l2m"
+pytestmark = pytest.mark.book
+
+
+@pytest.fixture(scope="module")
+def res(book_run):
+    return book_run.results(CHAPTER)
+
+
+def test_toy_example_is_ln_m_everywhere(res):
+    # exact enumeration: only floating-point rounding
+    assert res["toy_max_deviation"] < 1e-12
+    np.testing.assert_allclose(res["toy_bipartite"], math.log(res["toy_vocab"]), atol=1e-12)
+    np.testing.assert_allclose(res["toy_two_point"], math.log(res["toy_vocab"]), atol=1e-12)
+
+
+def test_bipartite_mi_reference_values(res):
+    # per-copy values of the default reading, computed independently with a dense
+    # construction (three decimals, hence the tolerance)
+    sub = np.array(res["bipartite_mi"]["subvolume/mix"])
+    log = np.array(res["bipartite_mi"]["logarithmic/mix"])
+    np.testing.assert_allclose(sub[:6], [0.294, 0.932, 2.863, 8.651, 26.013, 78.10], atol=6e-3)
+    np.testing.assert_allclose(log[:6], [0.294, 0.355, 0.406, 0.456, 0.506, 0.556], atol=6e-3)
+    np.testing.assert_allclose(res["bipartite_mi"]["subvolume/overwrite"][:5], [0.294, 0.875, 2.686, 8.192, 24.903],
+                               atol=6e-3)
+
+
+def test_exponents(res):
+    # deterministic numbers: the fits only see the approach of the exact ratios to their
+    # limits, so 1 % is the precision the chapter claims, not a statistical band
+    assert res["beta_theory"] == pytest.approx(math.log(3) / math.log(4), rel=1e-12)
+    assert res["alpha_theory"] == pytest.approx(2 * math.log(16 / 5) / math.log(4), rel=1e-12)
+    assert res["beta_fit"] == pytest.approx(res["beta_theory"], rel=0.01)
+    assert res["alpha_fit"] == pytest.approx(res["alpha_theory"], rel=0.01)
+    assert res["bipartite_ratios"][-1] == pytest.approx(3.0, rel=0.01)
+    assert res["two_point_far_rel_diff"] < 1e-12
+    steps = np.array(res["log_family_steps"])
+    assert np.ptp(steps) < 0.02 * steps.mean()
+
+
+def test_state_sizes_counted_from_modules(res):
+    sizes = res["state_sizes"]
+    for L_str, size in sizes["GPT-2 small (12 x 768)"].items():
+        assert size == 2 * 12 * 768 * (int(L_str) // 2)
+    assert set(sizes["Mamba-130M (24 x 768)"].values()) == {24 * 1536 * (16 + 3)}
+    assert set(sizes["LSTM (2 x 1024)"].values()) == {2 * 2 * 1024}
+    assert res["mi_per_dim_slope_transformer"] == pytest.approx(res["beta_fit"] - 1, abs=0.01)
+    assert res["mi_per_dim_slope_ssm"] == pytest.approx(res["beta_fit"], abs=0.01)
+
+
+def test_l2m_runs_are_complete_and_finite(res):
+    runs = res["l2m_runs"]
+    assert len(runs) == 2 * 2 * 2  # two backbones, two widths, two lengths in the quick profile
+    for name, run in runs.items():
+        kl = np.array(run["position_kl"])
+        L = int(name.split("L=")[1])
+        assert kl.shape == (L,)
+        # a KL divergence is non-negative; a few thousand parameters after tens of steps
+        # stay well below the KL of predicting N(0, 1) (about 0.5 nats on average here)
+        assert np.all(kl > -1e-6) and 0 < run["average_kl"] < 1.0
+        assert run["bipartite_mi"] > 0

@@ -1,0 +1,131 @@
+"""Unit tests of seqmi.l2m: history-state sizes, the Theorem 5.2 bound, the KL loss, the models."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+from seqmi.data.subvolume import SubvolumeGaussian
+from seqmi.l2m import (FLOAT32_NATS, GaussianSequenceModel, GPTBackbone, MambaBackbone, crossover_length,
+                       evaluate_kl, gaussian_kl, history_state_size, l2m_bound, train_gaussian)
+
+
+def test_kv_cache_of_a_transformer_grows_linearly():
+    gpt = GPTBackbone(d_model=48, n_layers=3, n_heads=4, max_len=64)
+    assert history_state_size(gpt, 0) == 0
+    assert history_state_size(gpt, 10) == 2 * 3 * 48 * 10
+    layer = nn.TransformerEncoderLayer(32, 4, batch_first=True)
+    assert history_state_size(nn.TransformerEncoder(layer, 2, enable_nested_tensor=False), 7) == 2 * 2 * 32 * 7
+
+
+def test_counts_agree_with_the_language_models_own_accounting():
+    from seqmi.models.lm import RNNLM, TransformerLM
+
+    for model in (RNNLM(30, 24, depth=2, cell="lstm"), RNNLM(30, 16, depth=3, cell="rnn"),
+                  TransformerLM(30, 32, depth=3, heads=4, max_len=64)):
+        for ell in (1, 17, 64):
+            assert history_state_size(model, ell) == model.history_state_size(ell)
+
+
+def test_recurrent_states_are_constant_in_ell():
+    lstm = nn.LSTM(8, 20, num_layers=2)
+    assert history_state_size(lstm, 5) == history_state_size(lstm, 500) == 2 * 2 * 20
+    assert history_state_size(nn.GRU(8, 16, num_layers=3), 9) == 48
+    assert history_state_size(nn.LSTMCell(4, 6), 1) == 12
+
+
+def test_mamba_state_counted_from_the_blocks():
+    with torch.device("meta"):
+        mamba = MambaBackbone(d_model=768, n_layers=24, d_state=16)
+    # Mamba-130M: 24 layers, d_inner = 1536, SSM state 16 plus a conv buffer of 3
+    assert history_state_size(mamba, 1) == history_state_size(mamba, 4096) == 24 * 1536 * (16 + 3)
+
+
+def test_bound_and_crossover():
+    assert l2m_bound(100, 2.0, math.log(50)) == pytest.approx(200 + math.log(50))
+    # amplitude * L^beta = C * dim  at the crossover
+    cross = crossover_length(1000, FLOAT32_NATS, 0.3, 0.79)
+    assert 0.3 * cross ** 0.79 == pytest.approx(1000 * FLOAT32_NATS, rel=1e-12)
+    with pytest.raises(ValueError):
+        crossover_length(10, 1.0, 0.3, 0.0)
+
+
+def test_kl_is_zero_for_the_exact_conditionals_and_positive_otherwise():
+    dist = SubvolumeGaussian(3, copies=4)
+    z = torch.as_tensor(dist.sample(3, seed=0))
+    mu, sigma = dist.conditionals(z)
+    assert gaussian_kl(mu, sigma, mu, sigma).abs().max() < 1e-12
+    assert gaussian_kl(mu, sigma, mu + 0.1, sigma).min() > 0
+    assert gaussian_kl(mu, sigma, mu, 1.1 * sigma).min() > 0
+
+
+def test_kl_matches_closed_form_and_monte_carlo():
+    mu_p, s_p, mu_q, s_q = (torch.tensor(v, dtype=torch.float64) for v in (0.3, 0.7, -0.2, 1.3))
+    kl = gaussian_kl(mu_p, s_p, mu_q, s_q)
+    x = torch.distributions.Normal(mu_p, s_p).sample((400_000,))
+    mc = (torch.distributions.Normal(mu_p, s_p).log_prob(x) - torch.distributions.Normal(mu_q, s_q).log_prob(x))
+    # Monte Carlo standard error of the mean log-ratio
+    assert abs(float(mc.mean() - kl)) < 5 * float(mc.std()) / math.sqrt(len(x))
+
+
+class _Oracle(GaussianSequenceModel):
+    """Outputs the exact conditionals: the KL loss must vanish."""
+
+    def __init__(self, dist):
+        super().__init__("transformer", dist.copies, 8, 1, n_heads=2, max_len=dist.length)
+        self.dist = dist
+
+    def forward(self, z):
+        return tuple(t.float() for t in self.dist.conditionals(z.double()))
+
+
+def test_evaluate_kl_zero_for_the_oracle():
+    dist = SubvolumeGaussian(2, copies=3)
+    kl = evaluate_kl(_Oracle(dist), dist, n_eval=5, batch=2)
+    assert kl.shape == (16,)
+    # float32 rounding of mean and std only
+    assert np.abs(kl).max() < 1e-6
+
+
+@pytest.mark.parametrize("backbone", ["transformer", "mamba"])
+def test_models_are_causal_and_shaped(backbone):
+    torch.manual_seed(0)
+    model = GaussianSequenceModel(backbone, 5, 16, 1, n_heads=2, max_len=32, d_state=4)
+    z = torch.randn(2, 12, 5)
+    mu, sigma = model(z)
+    assert mu.shape == sigma.shape == z.shape and (sigma > 0).all()
+    changed = z.clone()
+    changed[:, 6:] += 1.0
+    mu2, _ = model(changed)
+    # output i sees z_<i only: positions 0..6 unchanged
+    torch.testing.assert_close(mu2[:, :7], mu[:, :7])
+    assert not torch.allclose(mu2[:, 7:], mu[:, 7:])
+
+
+def test_training_lowers_the_kl_and_is_reproducible():
+    dist = SubvolumeGaussian(2, copies=4)
+
+    def run():
+        torch.manual_seed(0)
+        model = GaussianSequenceModel("transformer", 4, 16, 1, n_heads=2, max_len=16)
+        losses = train_gaussian(model, dist, steps=60, lr=3e-3, warmup=5, seed=0, progress=False)
+        return losses, evaluate_kl(model, dist, 8)
+
+    (l1, k1), (l2, k2) = run(), run()
+    np.testing.assert_array_equal(l1, l2)
+    np.testing.assert_array_equal(k1, k2)
+    assert l1[-10:].mean() < 0.7 * l1[:5].mean()
+
+
+def test_invalid_arguments():
+    with pytest.raises(ValueError, match="backbone"):
+        GaussianSequenceModel("lstm", 4, 8, 1)
+    with pytest.raises(ValueError, match="n_heads"):
+        GPTBackbone(10, 1, 3, 8)
+    model = GaussianSequenceModel("transformer", 4, 8, 1, n_heads=2, max_len=8)
+    with pytest.raises(ValueError, match="copies"):
+        train_gaussian(model, SubvolumeGaussian(1, copies=3), steps=1, progress=False)
+    with pytest.raises(ValueError, match="max_len"):
+        model(torch.zeros(1, 16, 4))
