@@ -41,3 +41,13 @@ def test_list_checks():
         check_int_list("w", [2, 0], 1)
     with pytest.raises(ValueError, match=r"r\[0\] must be in \(0.0, 1.0\), got 1.0"):
         check_float_list("r", [1.0], 0.0, 1.0, low_open=True, high_open=True)
+
+
+def test_check_lags():
+    from seqmi.validate import check_lags
+
+    assert check_lags([1, 5]).tolist() == [1, 5]
+    with pytest.raises(ValueError, match="lags must be >= 1, got minimum 0"):
+        check_lags([0, 1])
+    with pytest.raises(ValueError, match="lags must be a non-empty array of integers"):
+        check_lags([1.5])

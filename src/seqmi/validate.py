@@ -6,6 +6,9 @@ import numbers
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
 
 def check_int(name: str, value: Any, low: int | None = None, high: int | None = None) -> int:
     """Return ``value`` if it is an integer in ``[low, high]``, else raise ``ValueError``.
@@ -108,6 +111,16 @@ def check_float_list(
 def _check_list(name: str, value: Any, min_len: int, what: str) -> None:
     if not isinstance(value, (list, tuple)) or len(value) < min_len:
         raise ValueError(f"{name} must be a list of at least {min_len} {what}, got {value!r}")
+
+
+def check_lags(lags: ArrayLike) -> NDArray[np.integer]:
+    """Return ``lags`` as an integer array if every distance is ``>= 1``."""
+    tau = np.asarray(lags)
+    if tau.size == 0 or not np.issubdtype(tau.dtype, np.integer):
+        raise ValueError(f"lags must be a non-empty array of integers, got {lags!r}")
+    if np.any(tau < 1):
+        raise ValueError(f"lags must be >= 1, got minimum {tau.min()}")
+    return tau
 
 
 def check_choice(name: str, value: Any, choices: Iterable[Any]) -> Any:

@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from seqmi.info import mi_from_joint
-from seqmi.validate import check_choice, check_float, check_int
+from seqmi.validate import check_choice, check_float, check_int, check_lags
 
 SAMPLERS = ("auto", "cholesky", "circulant")
 # sequences at least this long use circulant embedding under "auto"
@@ -255,9 +255,7 @@ def repetitive_pairs_mi(p: float, lags: ArrayLike) -> NDArray[np.float64]:
     ndarray of float
     """
     check_float("p", p, 0.0, 1.0)
-    tau = np.asarray(lags)
-    if np.any(tau < 1):
-        raise ValueError(f"lags must be >= 1, got minimum {tau.min()}")
+    tau = check_lags(lags)
     r = p * (1 - p)
     if r == 0.0:
         far = LN2  # deterministic 0101... or 1010...: every pair determines the other

@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from seqmi.info import mi_from_joint
-from seqmi.validate import check_float, check_int
+from seqmi.validate import check_float, check_int, check_lags
 
 MAX_SPINS = 22
 
@@ -161,9 +161,7 @@ def nn_two_point_mi(beta_J: float, lags: ArrayLike) -> NDArray[np.float64]:
     difference form cancels to zero.
     """
     check_float("beta_J", beta_J)
-    tau = np.asarray(lags)
-    if np.any(tau < 1):
-        raise ValueError(f"lags must be >= 1, got minimum {tau.min()}")
+    tau = check_lags(lags)
     c = (-np.tanh(beta_J)) ** tau
     return c * np.arctanh(c) + 0.5 * np.log1p(-c * c)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from seqmi.validate import check_float
+from seqmi.validate import check_float, check_lags
 
 
 def binary_entropy(p: ArrayLike) -> NDArray[np.float64]:
@@ -34,9 +34,7 @@ def bsc_two_point_mi(q: float, lags: ArrayLike) -> NDArray[np.float64]:
     ndarray of float
     """
     check_float("q", q, 0.0, 1.0)
-    tau = np.asarray(lags)
-    if np.any(tau < 1):
-        raise ValueError(f"lags must be >= 1, got minimum {tau.min()}")
+    tau = check_lags(lags)
     p_diff = (1.0 - (1.0 - 2.0 * q) ** tau) / 2.0
     return np.log(2.0) - binary_entropy(p_diff)
 
