@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from seqmi.bipartite import (compression_estimate, direct_estimate, lzma_size, lm_scorer, ngram_entropy,
-                             position_nll, vclub_estimate)
+from seqmi.bipartite import (compression_estimate, direct_estimate, document_prefixes, lm_scorer, lzma_size,
+                             ngram_entropy, position_nll, vclub_estimate)
 from seqmi.models.lm import TransformerLM, sequence_loss
 
 P = np.array([[0.8, 0.15, 0.05], [0.1, 0.6, 0.3], [0.3, 0.2, 0.5]])
@@ -149,3 +149,11 @@ def test_input_validation():
         vclub_estimate(markov_scorer, np.zeros((1, 2), int), np.zeros((1, 2), int))
     with pytest.raises(ValueError):
         compression_estimate([b"a"], [])
+
+
+def test_document_prefixes():
+    docs = [np.arange(5), np.arange(2), np.arange(10, 20)]
+    np.testing.assert_array_equal(document_prefixes(docs, 3), [[0, 1, 2], [10, 11, 12]])
+    assert document_prefixes(docs, 3, max_docs=1).shape == (1, 3)
+    with pytest.raises(ValueError):
+        document_prefixes(docs, 50)

