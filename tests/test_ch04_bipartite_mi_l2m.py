@@ -66,3 +66,62 @@ def test_l2m_runs_are_complete_and_finite(res):
         # stay well below the KL of predicting N(0, 1) (about 0.5 nats on average here)
         assert np.all(kl > -1e-6) and 0 < run["average_kl"] < 1.0
         assert run["bipartite_mi"] > 0
+
+
+def test_text_two_point_mi_and_offset_fit(res):
+    tp = res["text_two_point"]
+    mi = np.array(tp["mi"])
+    assert len(mi) == len(tp["lags"])
+    # adjacent KJV characters share most of a nat (0.749 measured on 400,000 characters);
+    # the Grassberger estimate at d = 1 has a standard error far below 0.05
+    assert 0.6 < mi[0] < 0.9
+    assert mi[0] > mi[-1] > 0
+    # the fit's own constraint 0 <= C < min I over the fitted distances
+    assert 0 <= tp["offset"] < mi[tp["min_lag"] - 1:].min()
+    assert tp["alpha_ci"][0] <= tp["alpha"] <= tp["alpha_ci"][1]
+
+
+def test_text_bipartite_estimates_are_consistent(res):
+    bp = res["text_bipartite"]
+    models = ["char Transformer"] + (["SmolLM2-135M"] if res["smollm2"] is not None else [])
+    for m in models:
+        raw, fixed, vclub = (bp[f"{m}/{e}"]["estimates"] for e in ("direct_raw", "direct", "vclub"))
+        assert len(raw) == len(fixed) == len(vclub) == len(bp[f"{m}/direct"]["lengths"])
+        for r, f, v in zip(raw, fixed, vclub):
+            for e in (r, f, v):
+                assert e["mi"] == pytest.approx(e["h_first"] - e["h_second"], abs=1e-9)
+                assert math.isfinite(e["stderr"]) and e["n"] >= 2
+            # all three share -E ln q(Y|X) on the same samples: only summation order differs
+            assert r["h_second"] == pytest.approx(f["h_second"], rel=1e-9)
+            assert r["h_second"] == pytest.approx(v["h_second"], rel=1e-9)
+        # H(Y) grows with the length of Y; the conditional cross-entropy too
+        h_y = [e["h_first"] for e in raw]
+        assert all(b > a for a, b in zip(h_y, h_y[1:]))
+    comp = bp["lzma/compression"]
+    assert comp["fit"] is not None and comp["fit"]["ci"][0] <= comp["fit"]["beta"] <= comp["fit"]["ci"][1]
+    # longer halves share more strings: the lzma estimate grows with L on these chapters
+    mi = [e["mi"] for e in comp["estimates"]]
+    assert all(b > a > 0 for a, b in zip(mi, mi[1:]))
+
+
+def test_text_models(res):
+    cm = res["text_char_model"]
+    # 63 symbols: the trained model beats the uniform code, the 2-gram entropy lies between
+    # one character's entropy bound and two uniform characters
+    assert cm["valid_loss"] < math.log(63)
+    assert 0 < cm["two_gram_entropy"] < 2 * math.log(63)
+    if res["smollm2"] is not None:
+        # BPE on English: 3 to 5 characters per token
+        assert 3.0 < res["smollm2"]["chars_per_token"] < 5.0
+        assert res["smollm2"]["bos_id"] == 0
+
+
+def test_figure5_models_are_matched_and_scored(res):
+    f5 = res["figure5"]
+    # the SSM width is chosen for the closest parameter count: within 10 %
+    assert f5["ssm_params"] == pytest.approx(f5["tf_params"], rel=0.1)
+    for key in ("tf_position_nll", "ssm_position_nll"):
+        nll = np.array(f5[key])
+        assert nll.shape == (max(res["text_bipartite"]["char Transformer/direct"]["lengths"]),)
+        assert np.all(nll > 0) and nll.mean() < math.log(63)
+    assert f5["gap_change_se"] > 0 and math.isfinite(f5["gap_change"])

@@ -129,3 +129,26 @@ def test_invalid_arguments():
         train_gaussian(model, SubvolumeGaussian(1, copies=3), steps=1, progress=False)
     with pytest.raises(ValueError, match="max_len"):
         model(torch.zeros(1, 16, 4))
+
+
+def test_mamba_lm_is_causal_trainable_and_has_a_fixed_state():
+    from seqmi.l2m import MambaLM
+    from seqmi.models.lm import sequence_loss
+    from seqmi.train import Sequences, TrainConfig, train
+
+    torch.manual_seed(0)
+    model = MambaLM(5, 8, 1, d_state=4).eval()
+    tokens = torch.randint(0, 5, (2, 10))
+    changed = tokens.clone()
+    changed[:, 6] = (changed[:, 6] + 1) % 5
+    with torch.no_grad():
+        a, b = model(tokens), model(changed)
+    assert a.shape == (2, 10, 5)
+    torch.testing.assert_close(a[:, :6], b[:, :6])  # output t sees inputs <= t only
+    assert history_state_size(model, 4) == history_state_size(model, 400) > 0
+    # a deterministic alternating sequence is learnt far below the uniform ln 5
+    rows = np.tile([0, 1], (64, 8))
+    res = train(lambda: MambaLM(5, 8, 1, d_state=4), Sequences(rows, rows[:8]),
+                TrainConfig(optimizer="adam", lr=0.02, batch_size=16, max_epochs=15, restarts=1), progress=False)
+    with torch.no_grad():
+        assert float(sequence_loss(res.model, torch.as_tensor(rows[:8]))) < 0.5 * math.log(5)

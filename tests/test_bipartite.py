@@ -1,0 +1,159 @@
+"""Bipartite-MI estimators on a Markov chain whose exact q and bipartite MI are known."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from seqmi.bipartite import (compression_estimate, direct_estimate, document_prefixes, lm_scorer, lzma_size,
+                             ngram_entropy, position_nll, vclub_estimate)
+from seqmi.models.lm import TransformerLM, sequence_loss
+
+P = np.array([[0.8, 0.15, 0.05], [0.1, 0.6, 0.3], [0.3, 0.2, 0.5]])
+
+
+def _stationary(p):
+    w, v = np.linalg.eig(p.T)
+    pi = np.real(v[:, np.argmin(np.abs(w - 1))])
+    return pi / pi.sum()
+
+
+PI = _stationary(P)
+H_PI = float(-(PI * np.log(PI)).sum())
+H_COND = float(-(PI[:, None] * P * np.log(P)).sum())
+# stationary chain: all of X's information about Y passes through (x_ell, y_1)
+EXACT_MI = H_PI - H_COND
+
+
+def markov_scorer(tokens: torch.Tensor) -> torch.Tensor:
+    """The exact q of the chain: the stationary law from BOS, then the transition matrix."""
+    t = tokens.numpy()
+    nll = np.empty(t.shape)
+    nll[:, 0] = -np.log(PI[t[:, 0]])
+    nll[:, 1:] = -np.log(P[t[:, :-1], t[:, 1:]])
+    return torch.from_numpy(nll)
+
+
+def sample_chain(n, length, seed):
+    rng = np.random.default_rng(seed)
+    out = np.empty((n, length), dtype=np.int64)
+    out[:, 0] = rng.choice(3, n, p=PI)
+    cum = P.cumsum(axis=1)
+    for t in range(1, length):
+        out[:, t] = (rng.random(n)[:, None] > cum[out[:, t - 1]]).sum(axis=1)
+    return out
+
+
+@pytest.fixture(scope="module")
+def chain():
+    return sample_chain(40000, 8, seed=1)
+
+
+def test_direct_estimator_with_true_q_recovers_exact_mi(chain):
+    est = direct_estimate(markov_scorer, chain[:, :4], chain[:, 4:], batch=10000)
+    # Monte Carlo over 40,000 samples: 4 standard errors
+    assert est.mi == pytest.approx(EXACT_MI, abs=4 * est.stderr)
+    assert est.stderr < 0.01
+    assert est.h_first - est.h_second == pytest.approx(est.mi)
+
+
+def test_two_gram_correction_is_unbiased_with_true_q(chain):
+    h2 = ngram_entropy(list(chain), 2)
+    assert h2 == pytest.approx(H_PI + H_COND, abs=0.01)  # 280,000 pairs over 9 cells
+    est = direct_estimate(markov_scorer, chain[:, :4], chain[:, 4:], ngram_h=h2, batch=10000)
+    # the correction swaps a per-sample term for its expectation: the spread only shrinks
+    assert est.mi == pytest.approx(EXACT_MI, abs=4 * est.stderr + 0.01)
+
+
+def test_two_gram_correction_repairs_a_wrong_start_distribution(chain):
+    def uniform_start(tokens):
+        nll = markov_scorer(tokens)
+        nll[:, 0] = math.log(3)
+        return nll
+
+    h2 = ngram_entropy(list(chain), 2)
+    raw = direct_estimate(uniform_start, chain[:, :4], chain[:, 4:], batch=10000)
+    fixed = direct_estimate(uniform_start, chain[:, :4], chain[:, 4:], ngram_h=h2, weight=1.0, batch=10000)
+    bias = math.log(3) - H_PI  # cross-entropy of the uniform start minus the true entropy
+    assert raw.mi - EXACT_MI == pytest.approx(bias, abs=4 * raw.stderr)
+    assert fixed.mi == pytest.approx(EXACT_MI, abs=4 * fixed.stderr + 0.01)
+
+
+def test_vclub_with_true_q_matches_its_closed_form(chain):
+    est = vclub_estimate(markov_scorer, chain[:, :4], chain[:, 4:], seed=0, batch=10000)
+    # shuffled pairs: y_1 ~ pi independent of x_ell ~ pi
+    exact = float(-(PI[:, None] * PI[None, :] * np.log(P)).sum()) - H_COND
+    assert exact >= EXACT_MI  # vCLUB is an upper bound when q = p
+    assert est.mi == pytest.approx(exact, abs=4 * est.stderr)
+
+
+def test_vclub_derangement_never_pairs_a_sample_with_itself():
+    calls = []
+
+    def spy(tokens):
+        calls.append(tokens.clone())
+        return markov_scorer(tokens)
+
+    # ten distinct X rows (base-3 digits of the row number), one Y row each
+    x = np.array([[i // 9 % 3, i // 3 % 3, i % 3] for i in range(10)])
+    y = np.array([[i % 3, (i + 1) % 3] for i in range(10)])
+    vclub_estimate(spy, x, y, seed=3, batch=100)
+    matched, shuffled = calls
+    assert torch.equal(matched[:, 3:], shuffled[:, 3:])
+    assert all(not torch.equal(matched[i, :3], shuffled[i, :3]) for i in range(10))
+    # a permutation: every X is used once
+    assert sorted(map(tuple, shuffled[:, :3].tolist())) == sorted(map(tuple, x.tolist()))
+
+
+def test_ngram_entropy_of_iid_uniform():
+    rng = np.random.default_rng(0)
+    seqs = [rng.integers(0, 4, 5000) for _ in range(20)]
+    assert ngram_entropy(seqs, 1) == pytest.approx(math.log(4), abs=2e-3)
+    assert ngram_entropy(seqs, 2) == pytest.approx(2 * math.log(4), abs=5e-3)
+    with pytest.raises(ValueError):
+        ngram_entropy([np.array([1])], 2)
+
+
+def test_compression_estimate_independent_and_identical_halves():
+    rng = np.random.default_rng(0)
+    x = [rng.integers(0, 256, 2000, dtype=np.uint8).tobytes() for _ in range(5)]
+    y = [rng.integers(0, 256, 2000, dtype=np.uint8).tobytes() for _ in range(5)]
+    indep = compression_estimate(x, y)
+    same = compression_estimate(x, x)
+    raw_bits = 2000 * 8 * math.log(2)
+    # random bytes are incompressible: a few bytes of framing either way, against 16,000 bits
+    assert abs(indep.mi) < 0.01 * raw_bits
+    # a copied half costs LZMA a few bytes: the estimate is the whole information of X
+    assert same.mi == pytest.approx(raw_bits, rel=0.03)
+    assert lzma_size(b"") > 0
+
+
+def test_lm_scorer_agrees_with_training_loss():
+    torch.manual_seed(0)
+    model = TransformerLM(5, 8, 1, heads=2, max_len=16).eval()
+    tokens = torch.randint(0, 5, (3, 12))
+    nll = lm_scorer(model)(tokens)
+    assert nll.shape == (3, 12)
+    with torch.no_grad():
+        assert float(nll.mean()) == pytest.approx(float(sequence_loss(model, tokens)), rel=1e-5)
+    mean, se = position_nll(lm_scorer(model), tokens.numpy())
+    assert mean.shape == se.shape == (12,)
+    np.testing.assert_allclose(mean, nll.mean(0).numpy(), rtol=1e-5)
+
+
+def test_input_validation():
+    with pytest.raises(ValueError):
+        direct_estimate(markov_scorer, np.zeros((3, 2), int), np.zeros((4, 2), int))
+    with pytest.raises(ValueError):
+        vclub_estimate(markov_scorer, np.zeros((1, 2), int), np.zeros((1, 2), int))
+    with pytest.raises(ValueError):
+        compression_estimate([b"a"], [])
+
+
+def test_document_prefixes():
+    docs = [np.arange(5), np.arange(2), np.arange(10, 20)]
+    np.testing.assert_array_equal(document_prefixes(docs, 3), [[0, 1, 2], [10, 11, 12]])
+    assert document_prefixes(docs, 3, max_docs=1).shape == (1, 3)
+    with pytest.raises(ValueError):
+        document_prefixes(docs, 50)
