@@ -45,9 +45,10 @@ install: $(STAMP)
 
 # torch is installed only when the venv cannot import one already: a GPU user who
 # created the venv with VENV_ARGS=--system-site-packages keeps the CUDA build they have.
-$(STAMP): pyproject.toml requirements/lock.txt requirements/torch.txt
+$(STAMP): pyproject.toml requirements/lock.txt requirements/nodeps.txt requirements/torch.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV_ARGS) $(VENV)
 	$(PIP) -r requirements/lock.txt
+	$(PIP) --no-deps -r requirements/nodeps.txt
 	$(PY) -c "import torch" 2>/dev/null || $(PIP) -r requirements/torch.txt
 	$(PIP) --no-deps --no-build-isolation -e .
 	$(PY) -m seqmi.book mathjax $(MATHJAX_ARGS)

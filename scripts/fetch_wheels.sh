@@ -26,7 +26,7 @@ done
 mkdir -p "$dest"
 python3 -m pip download --disable-pip-version-check -q --no-deps --only-binary=:all: \
   --implementation cp --python-version "$pyver" "${platforms[@]}" \
-  -r requirements/lock.txt -d "$dest"
+  -r requirements/lock.txt -r requirements/nodeps.txt -d "$dest"
 # MathJax for an offline-readable book (checked against its checksum when installed).
 version=$(sed -n 's/^MATHJAX_VERSION = "\(.*\)"$/\1/p' src/seqmi/book.py)
 [ -f "$dest/mathjax-$version.tgz" ] ||
