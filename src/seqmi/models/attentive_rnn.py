@@ -215,7 +215,8 @@ class AttentiveRNN(nn.Module):
         if mask is not None:
             e = e.masked_fill(~mask, float("-inf"))
         alpha = torch.softmax(e, dim=1)
-        return (alpha[..., None] * states).sum(1), alpha
+        # one batched matrix product instead of a broadcast multiply and a sum (fewer graph nodes)
+        return torch.bmm(alpha[:, None, :], states)[:, 0], alpha
 
     def forward(self, x: torch.Tensor, delta: torch.Tensor | None = None, delta_index: int = 0,
                 trace: bool = False) -> tuple[torch.Tensor, list[torch.Tensor], Trace | None]:
@@ -245,7 +246,10 @@ class AttentiveRNN(nn.Module):
         a_h, b_c = self.mix
         att = self.attention
         s_prev = x.new_zeros(B, n)
-        drive = x @ self.U.T + self.b
+        # the input drive does not depend on the recurrence: one matmul for all steps, unbound
+        # once, because indexing drive[:, m] would cost a full-size zero gradient per step in
+        # the backward pass (quadratic in T)
+        drive = (x @ self.U.T + self.b).unbind(1)
         hs: list[torch.Tensor] = []
         keys: list[torch.Tensor] = []
         ss, pres, attended, alphas = [], [], [], []
@@ -257,8 +261,9 @@ class AttentiveRNN(nn.Module):
             rel_score = torch.full((B, att.rho), float("-inf"), dtype=x.dtype, device=x.device)
             # relevance: attention received while in the buffer (detached, as in the authors' code)
             acc = x.new_zeros(B, T)
+            buffer_mask = torch.ones(B, att.nu, dtype=torch.bool, device=x.device)
         for m in range(T):
-            pre = s_prev @ self.V.T + drive[:, m]
+            pre = s_prev @ self.V.T + drive[m]
             h = self.phi(pre)
             if delta is not None and m == delta_index:
                 h = h + delta
@@ -284,13 +289,13 @@ class AttentiveRNN(nn.Module):
                 buf = torch.stack(hs[lo:], 1)
                 states = torch.cat([buf, mem], 1)
                 k_all = torch.cat([torch.stack(keys[lo:], 1), mem_keys], 1)
-                mask = torch.cat([torch.ones(B, m + 1 - lo, dtype=torch.bool, device=x.device),
-                                  rel_idx >= 0], 1)
+                mask = torch.cat([buffer_mask[:, : m + 1 - lo], rel_idx >= 0], 1)
                 c, weights = self._softmax_attend(s_prev, states, k_all, mask)
                 acc[:, lo: m + 1] += weights[:, : m + 1 - lo].detach()
-                valid0 = (rel_idx[0] >= 0).cpu().numpy()
-                idx = list(range(lo, m + 1)) + rel_idx[0].cpu().numpy()[valid0].tolist()
                 if trace:
+                    # host copies only when tracing: on a GPU each one is a synchronisation
+                    valid0 = (rel_idx[0] >= 0).cpu().numpy()
+                    idx = list(range(lo, m + 1)) + rel_idx[0].cpu().numpy()[valid0].tolist()
                     w0 = weights[0].detach().cpu().numpy()
                     weights_trace = np.concatenate([w0[: m + 1 - lo], w0[m + 1 - lo:][valid0]])
                 leaving = m - att.nu + 1
