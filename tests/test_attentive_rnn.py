@@ -76,3 +76,75 @@ def test_task_models_train_and_report():
         assert prof.shape == (tok.shape[1],) and (prof >= 0).all()
         sec, saved = step_cost(model, tok, tgt, dev, repeats=1)
         assert sec > 0 and saved > 0
+
+
+def _relevancy_reference(model, x, nu, rho):
+    """The relevancy screening mechanism for one sequence, written as plainly as possible:
+    lists, one state at a time, insertion by explicit comparison (float64)."""
+    V, U, b = (p.detach().numpy() for p in (model.V, model.U, model.b))
+    W_a, U_a, v_a = (p.detach().numpy() for p in (model.W_a, model.U_a, model.v_a))
+    a_h, b_c = model.mix
+    hs, score, relevant, out = [], [], [], []
+    s_prev = np.zeros(model.hidden_size)
+    for m, xm in enumerate(x):
+        h = np.tanh(V @ s_prev + U @ xm + b)
+        hs.append(h)
+        score.append(0.0)
+        attended = list(range(max(0, m - nu + 1), m + 1)) + [i for i, _ in relevant]
+        e = np.array([v_a @ np.tanh(W_a @ s_prev + U_a @ hs[i]) for i in attended])
+        alpha = np.exp(e - e.max())
+        alpha /= alpha.sum()
+        for i, a in zip(attended, alpha):
+            if i > m - nu:
+                score[i] += a
+        s = a_h * h + b_c * sum(a * hs[i] for i, a in zip(attended, alpha))
+        out.append(s)
+        leaving = m - nu + 1
+        if leaving >= 0 and rho > 0:
+            if len(relevant) < rho:
+                relevant.append((leaving, score[leaving]))
+            else:
+                low = min(range(rho), key=lambda j: relevant[j][1])
+                if score[leaving] > relevant[low][1]:
+                    relevant[low] = (leaving, score[leaving])
+        s_prev = s
+    return np.array(out)
+
+
+@pytest.mark.parametrize("combine", ["sum", "mean"])
+def test_relevancy_matches_plain_reference(combine):
+    torch.manual_seed(1)
+    model = AttentiveRNN(3, 5, RelevancyAttention(4, 3), combine=combine, dtype=torch.float64)
+    x = torch.randn(2, 30, 3, dtype=torch.float64)
+    s, _, _ = model(x)
+    for i in range(2):
+        np.testing.assert_allclose(s[i].detach().numpy(), _relevancy_reference(model, x[i].numpy(), 4, 3),
+                                   rtol=1e-12, atol=1e-12)
+
+
+def test_training_curve_unchanged_by_the_speedup():
+    # losses of this exact run made by the implementation before the per-step work was cut
+    # (input drive indexed per step, broadcast multiply + sum for the context); float32
+    # summation order differs, so agreement is to rounding (a few ulp of ~2.4), not bitwise
+    before = [2.453061580657959, 2.407486915588379, 2.371022939682007, 2.3187296390533447,
+              2.270956039428711, 2.2431416511535645]
+    torch.manual_seed(0)
+    model = TaskModel("relrnn", 10, 9, 8, nu=3, rho=2)
+    res = train_task_model(model, lambda n, s: copy_task(n, 12, s), steps=6, batch=4, lr=1e-2, seed=0,
+                           device=torch.device("cpu"), eval_batch=8)
+    np.testing.assert_allclose(res.losses, before, rtol=1e-6)
+
+
+def test_training_stops_at_target_and_records_evaluations():
+    torch.manual_seed(0)
+    model = TaskModel("rnn", 10, 9, 8)
+    sample = lambda n, s: copy_task(n, 12, s)  # noqa: E731
+    res = train_task_model(model, sample, steps=9, batch=4, lr=1e-2, seed=0, device=torch.device("cpu"),
+                           eval_batch=8, eval_every=3)
+    assert res.eval_steps.tolist() == [3, 6, 9] and res.steps_to_target is None
+    assert res.accuracy == res.eval_accuracy[-1]
+    # any accuracy reaches 0: the run stops at the first evaluation
+    torch.manual_seed(0)
+    res = train_task_model(TaskModel("rnn", 10, 9, 8), sample, steps=9, batch=4, lr=1e-2, seed=0,
+                           device=torch.device("cpu"), eval_batch=8, eval_every=3, target=0.0)
+    assert res.steps_to_target == 3 and res.losses.shape == (3,)

@@ -408,11 +408,28 @@ class TaskModel(nn.Module):
 
 @dataclass
 class TrainResult:
-    """Outcome of :func:`train_task_model`: loss per step, final recall accuracy, timing."""
+    """Outcome of :func:`train_task_model`.
+
+    Attributes
+    ----------
+    losses : ndarray
+        Training loss of every update made.
+    accuracy : float
+        Recall accuracy on the held-out batch after the last update.
+    seconds_per_step : float
+        Wall time per update (evaluations excluded).
+    eval_steps, eval_accuracy : ndarray
+        The periodic evaluations (empty without ``eval_every``): update count and accuracy.
+    steps_to_target : int or None
+        The first evaluated update count at which the accuracy reached ``target``.
+    """
 
     losses: NDArray[np.float64]
     accuracy: float
     seconds_per_step: float
+    eval_steps: NDArray[np.int64]
+    eval_accuracy: NDArray[np.float64]
+    steps_to_target: int | None = None
 
 
 def recall_accuracy(model: TaskModel, tokens: torch.Tensor, targets: torch.Tensor, n_recall: int) -> float:
@@ -426,6 +443,7 @@ def recall_accuracy(model: TaskModel, tokens: torch.Tensor, targets: torch.Tenso
 def train_task_model(model: TaskModel, sample: Callable[[int, int], tuple[NDArray[Any], NDArray[Any]]],
                      steps: int, batch: int, lr: float, seed: int, device: torch.device,
                      clip: float = 1.0, n_recall: int = 10, eval_batch: int = 200,
+                     eval_every: int | None = None, target: float | None = None,
                      desc: str = "") -> TrainResult:
     """Train ``model`` with Adam on fresh batches ``sample(batch, seed_i)``, cross-entropy on
     every step, gradient-norm clipping ``clip``; report recall accuracy on a held-out batch.
@@ -435,19 +453,32 @@ def train_task_model(model: TaskModel, sample: Callable[[int, int], tuple[NDArra
     sample : callable
         ``sample(n, seed) -> (tokens, targets)``, integer arrays of shape ``(n, L)``.
     steps, batch : int
-        Number of updates and their batch size.
+        Largest number of updates and their batch size.
     lr : float
         Adam learning rate.
     seed : int
         Seeds torch and the batch stream (batch ``i`` uses seed ``seed * 1_000_003 + i``).
+    eval_every : int, optional
+        Evaluate the held-out recall accuracy every ``eval_every`` updates.
+    target : float, optional
+        With ``eval_every``: stop as soon as an evaluation reaches this accuracy.
     """
+    check_int("steps", steps, 1)
+    if eval_every is not None:
+        check_int("eval_every", eval_every, 1)
     torch.manual_seed(seed)
     model.to(device)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     lossf = nn.CrossEntropyLoss()
     losses = np.empty(steps)
-    start = time.perf_counter()
+    ev_tok, ev_tgt = (torch.as_tensor(a, device=device) for a in sample(eval_batch, seed * 1_000_003 + steps + 7))
+    ev_steps: list[int] = []
+    ev_acc: list[float] = []
+    reached = None
+    busy = 0.0
+    done = steps
     for i in tqdm(range(steps), desc=desc, leave=False):
+        start = time.perf_counter()
         tok, tgt = (torch.as_tensor(a, device=device) for a in sample(batch, seed * 1_000_003 + i))
         logits, _ = model(tok)
         loss = lossf(logits.reshape(-1, logits.shape[-1]), tgt.reshape(-1))
@@ -456,9 +487,16 @@ def train_task_model(model: TaskModel, sample: Callable[[int, int], tuple[NDArra
         nn.utils.clip_grad_norm_(model.parameters(), clip)
         opt.step()
         losses[i] = loss.item()
-    per_step = (time.perf_counter() - start) / max(steps, 1)
-    tok, tgt = (torch.as_tensor(a, device=device) for a in sample(eval_batch, seed * 1_000_003 + steps + 7))
-    return TrainResult(losses, recall_accuracy(model, tok, tgt, n_recall), per_step)
+        busy += time.perf_counter() - start
+        if eval_every is not None and (i + 1) % eval_every == 0:
+            ev_steps.append(i + 1)
+            ev_acc.append(recall_accuracy(model, ev_tok, ev_tgt, n_recall))
+            if target is not None and ev_acc[-1] >= target:
+                reached, done = i + 1, i + 1
+                break
+    final = ev_acc[-1] if ev_steps and ev_steps[-1] == done else recall_accuracy(model, ev_tok, ev_tgt, n_recall)
+    return TrainResult(losses[:done], final, busy / done, np.array(ev_steps, dtype=np.int64),
+                       np.array(ev_acc, dtype=np.float64), reached)
 
 
 def hidden_gradient_profile(model: TaskModel, tokens: NDArray[Any], targets: NDArray[Any],
