@@ -36,7 +36,12 @@ def browser():
 
 
 def _open(browser, page: Path, shot: str) -> dict:
+    from selenium.webdriver.support.ui import WebDriverWait
+
     browser.get(page.as_uri())
+    # file:// navigations can return before the new document has loaded
+    WebDriverWait(browser, 60).until(lambda b: b.execute_script(
+        "return document.readyState === 'complete' && document.URL === arguments[0]", page.as_uri()))
     state = browser.execute_async_script("""
         const done = arguments[arguments.length - 1];
         const ready = (window.MathJax && MathJax.startup) ? MathJax.startup.promise : Promise.resolve();
@@ -51,6 +56,16 @@ def _open(browser, page: Path, shot: str) -> dict:
     SHOTS.mkdir(parents=True, exist_ok=True)
     browser.save_screenshot(str(SHOTS / f"{shot}.png"))
     return state
+
+
+def test_every_chapter_shows_its_figures(book_run, browser):
+    from seqmi import book
+
+    html = book_run.html().parent
+    for chapter in book.chapters(ROOT):
+        state = _open(browser, html / "notebooks" / f"{chapter}.html", chapter)
+        assert state["images"], f"{chapter} shows no figure"
+        assert all(w > 0 for w in state["images"]), f"{chapter}: an image failed to load: {state['images']}"
 
 
 def test_intro_and_primer_render_offline(book_run, browser):
