@@ -104,7 +104,7 @@ def test_staged_book_builds_with_every_chapter(book_run):
         text = page.read_text()
         assert "<img" in text, f"{chapter} shows no figure"
         # the claims table is a Markdown output: it must render as a table, not as pipes
-        assert re.search(r"<th[^>]*>\s*verdict\s*</th>", text), f"{chapter}: no rendered claims table"
+        assert re.search(r"<th[^>]*>(<p>)?\s*verdict\s*(</p>)?</th>", text), f"{chapter}: no rendered claims table"
         assert "| claim | source |" not in text, f"{chapter}: claims table left as raw Markdown"
     assert (html / "_static" / "mathjax" / "tex-chtml.js").is_file()
     assert "cdn.jsdelivr" not in (html / "book" / "intro.html").read_text()
