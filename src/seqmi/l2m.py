@@ -27,6 +27,7 @@ from torch import nn
 from tqdm.auto import tqdm
 
 from seqmi.data.subvolume import SubvolumeGaussian
+from seqmi.models.lm import TransformerBlock
 from seqmi.validate import check_choice, check_float, check_int
 
 FLOAT32_NATS = 32 * math.log(2.0)
@@ -42,8 +43,7 @@ def history_state_size(model: nn.Module, ell: int) -> int:
     Counted from the model's modules, so that the number follows its actual widths:
 
     * attention (``nn.MultiheadAttention``, or any module owning a fused ``qkv`` linear
-      map, as :class:`CausalSelfAttention` and the blocks of
-      :class:`seqmi.models.lm.TransformerLM` do): keys and values of every past token,
+      map, as :class:`seqmi.models.lm.TransformerBlock` does): keys and values of every past token,
       ``2 * d * ell`` per layer (the KV cache);
     * ``nn.RNN``/``nn.GRU``: ``hidden * layers * directions``; ``nn.LSTM`` adds the cell
       state (``(h + c) * layers * directions``, ``h`` the projection size if any);
@@ -141,44 +141,16 @@ def gaussian_kl(mu_p: torch.Tensor, sigma_p: torch.Tensor, mu_q: torch.Tensor, s
 
 
 # ---------------------------------------------------------------------- models
-class CausalSelfAttention(nn.Module):
-    """Multi-head causal self-attention (GPT-2 style, fused QKV projection)."""
-
-    def __init__(self, d_model: int, n_heads: int) -> None:
-        super().__init__()
-        if d_model % n_heads:
-            raise ValueError(f"d_model={d_model} must be a multiple of n_heads={n_heads}")
-        self.d_model, self.n_heads = d_model, n_heads
-        self.qkv = nn.Linear(d_model, 3 * d_model)
-        self.proj = nn.Linear(d_model, d_model)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        b, t, d = x.shape
-        q, k, v = self.qkv(x).view(b, t, 3, self.n_heads, d // self.n_heads).permute(2, 0, 3, 1, 4)
-        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-        return self.proj(y.transpose(1, 2).reshape(b, t, d))
-
-
-class _Block(nn.Module):
-    def __init__(self, d_model: int, n_heads: int) -> None:
-        super().__init__()
-        self.ln1, self.ln2 = nn.LayerNorm(d_model), nn.LayerNorm(d_model)
-        self.attn = CausalSelfAttention(d_model, n_heads)
-        self.mlp = nn.Sequential(nn.Linear(d_model, 4 * d_model), nn.GELU(), nn.Linear(4 * d_model, d_model))
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x = x + self.attn(self.ln1(x))
-        return x + self.mlp(self.ln2(x))
-
-
 class GPTBackbone(nn.Module):
     """Pre-LayerNorm GPT-2 stack with learned positions: ``(B, T, d) -> (B, T, d)``."""
 
     def __init__(self, d_model: int, n_layers: int, n_heads: int, max_len: int) -> None:
         super().__init__()
+        if d_model % n_heads:
+            raise ValueError(f"d_model={d_model} must be a multiple of n_heads={n_heads}")
         self.pos = nn.Parameter(torch.zeros(max_len, d_model))
         nn.init.normal_(self.pos, std=0.02)
-        self.blocks = nn.ModuleList(_Block(d_model, n_heads) for _ in range(n_layers))
+        self.blocks = nn.ModuleList(TransformerBlock(d_model, n_heads) for _ in range(n_layers))
         self.ln_f = nn.LayerNorm(d_model)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

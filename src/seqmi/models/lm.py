@@ -194,11 +194,21 @@ def sinusoidal_positions(length: int, dim: int) -> torch.Tensor:
     return table
 
 
-class _Block(nn.Module):
-    """Pre-norm Transformer block: causal multi-head self-attention, then a 4x MLP."""
+class TransformerBlock(nn.Module):
+    """Pre-norm Transformer block: causal multi-head self-attention, then a 4x MLP.
+
+    Parameters
+    ----------
+    width : int
+        Model width.
+    heads : int
+        Attention heads; must divide ``width``.
+    """
 
     def __init__(self, width: int, heads: int) -> None:
         super().__init__()
+        if width % heads:
+            raise ValueError(f"heads must divide width, got width={width}, heads={heads}")
         self.heads = heads
         self.norm1 = nn.LayerNorm(width)
         self.qkv = nn.Linear(width, 3 * width)
@@ -262,7 +272,7 @@ class TransformerLM(nn.Module):
         # the (possibly tied) output logits of order one at initialisation
         nn.init.normal_(self.embed.weight, std=width ** -0.5)
         self.register_buffer("positions", sinusoidal_positions(max_len, width), persistent=False)
-        self.blocks = nn.ModuleList(_Block(width, heads) for _ in range(depth))
+        self.blocks = nn.ModuleList(TransformerBlock(width, heads) for _ in range(depth))
         self.norm = nn.LayerNorm(width)
         self.head = nn.Linear(width, vocab_size, bias=not tie_weights)
         if tie_weights:
