@@ -4,7 +4,8 @@ import torch
 
 from seqmi.models.attentive_rnn import (AttentiveRNN, RelevancyAttention, SparseAttention, TaskModel,
                                         autograd_jacobians, hidden_gradient_profile, jacobian_norms,
-                                        parse_attention, step_cost, train_task_model)
+                                        parse_attention, recall_accuracy, recall_attention_mass,
+                                        step_cost, train_task_model, transfer_accuracy)
 from seqmi.data.copy_tasks import copy_task
 
 
@@ -148,3 +149,29 @@ def test_training_stops_at_target_and_records_evaluations():
     res = train_task_model(TaskModel("rnn", 10, 9, 8), sample, steps=9, batch=4, lr=1e-2, seed=0,
                            device=torch.device("cpu"), eval_batch=8, eval_every=3, target=0.0)
     assert res.steps_to_target == 3 and res.losses.shape == (3,)
+
+
+def test_transfer_accuracy_tests_each_delay_on_its_own_held_out_batch():
+    torch.manual_seed(0)
+    model = TaskModel("relrnn", 10, 9, 8, nu=3, rho=2)
+    dev = torch.device("cpu")
+    out = transfer_accuracy(model, copy_task, [30, 5], n=6, seed=4, device=dev)
+    assert list(out) == [30, 5]
+    for T, acc in out.items():
+        tok, tgt = (torch.as_tensor(a) for a in copy_task(6, T, 4))
+        assert acc == recall_accuracy(model, tok, tgt, 10)
+
+
+def test_recall_attention_mass_is_exact_for_uniform_scores():
+    torch.manual_seed(0)
+    model = TaskModel("full", 10, 9, 8)
+    with torch.no_grad():
+        model.core.v_a.zero_()  # equal scores: alpha_{i,m} = 1/(m+1) over 0..m
+    tok, _ = copy_task(1, 7, 0)
+    L = tok.shape[1]
+    expected = np.mean([10 / (m + 1) for m in range(L - 10, L)])
+    assert recall_attention_mass(model, tok[0]) == pytest.approx(expected, rel=1e-6)
+    rel = TaskModel("relrnn", 10, 9, 8, nu=3, rho=2)
+    assert 0.0 <= recall_attention_mass(rel, tok[0]) <= 1.0
+    with pytest.raises(ValueError, match="relrnn"):
+        recall_attention_mass(TaskModel("lstm", 10, 9, 8), tok[0])

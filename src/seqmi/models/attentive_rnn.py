@@ -499,6 +499,59 @@ def train_task_model(model: TaskModel, sample: Callable[[int, int], tuple[NDArra
                        np.array(ev_acc, dtype=np.float64), reached)
 
 
+def transfer_accuracy(model: TaskModel, sample: Callable[[int, int, int], tuple[NDArray[Any], NDArray[Any]]],
+                      lengths: list[int], n: int, seed: int, device: torch.device,
+                      n_recall: int = 10) -> dict[int, float]:
+    """Recall accuracy of a trained model on fresh sequences of other delays (length transfer).
+
+    Parameters
+    ----------
+    sample : callable
+        ``sample(n, T, seed) -> (tokens, targets)``, e.g. :func:`seqmi.data.copy_tasks.copy_task`.
+    lengths : list of int
+        The delays ``T`` to test.
+    n : int
+        Held-out sequences per delay (the same ``seed`` for every delay).
+
+    Returns
+    -------
+    dict
+        ``{T: accuracy}`` in the order of ``lengths``.
+    """
+    check_int("n", n, 1)
+    out = {}
+    for T in tqdm(lengths, desc="length transfer", leave=False):
+        tok, tgt = (torch.as_tensor(a, device=device) for a in sample(n, T, seed))
+        out[T] = recall_accuracy(model, tok, tgt, n_recall)
+    return out
+
+
+def recall_attention_mass(model: TaskModel, tokens: NDArray[Any], n_symbols: int = 10,
+                          n_recall: int = 10) -> float:
+    """Attention weight that the recall steps put on the symbol states, for one sequence.
+
+    The mean over the last ``n_recall`` steps of ``sum_{i < n_symbols} alpha_{i,m}``: how much of
+    the context still comes from the states that saw the symbols (1 for a perfect read-out
+    that attends only to them).
+
+    Parameters
+    ----------
+    model : TaskModel
+        A model with scored attention (``"relrnn"`` or ``"full"``).
+    tokens : ndarray of int, shape (L,)
+        One input sequence whose first ``n_symbols`` tokens are the symbols.
+    """
+    if model.kind not in ("relrnn", "full"):
+        raise ValueError(f"recall_attention_mass needs kind 'relrnn' or 'full', got {model.kind!r}")
+    check_int("n_recall", n_recall, 1, len(tokens))
+    device = model.readout.weight.device
+    x = torch.nn.functional.one_hot(torch.as_tensor(tokens, device=device)[None], model.n_in)
+    with torch.no_grad():
+        _, _, tr = model.core(x.to(model.readout.weight.dtype), trace=True)
+    masses = [float(a[idx < n_symbols].sum()) for idx, a in zip(tr.attended[-n_recall:], tr.alpha[-n_recall:])]
+    return float(np.mean(masses))
+
+
 def hidden_gradient_profile(model: TaskModel, tokens: NDArray[Any], targets: NDArray[Any],
                             device: torch.device) -> NDArray[np.float64]:
     """``||grad_{h_m} L||`` for every step ``m`` (averaged over the batch), ``L`` the mean
