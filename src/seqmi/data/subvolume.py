@@ -86,7 +86,9 @@ class SubvolumeGaussian:
     Cholesky factors of the two sides only, and for an equal split one of them suffices:
     the covariance is invariant under reversal of the sequence. At ``L = 4**7`` that is
     one Cholesky factor of size 8,192 (about 20 s on two CPU cores), at ``4**8`` one of
-    size 32,768 (float64, 8.6 GB: a GPU via ``device``).
+    size 32,768 (float64, 8.6 GB: a GPU via ``device``). Unequal splits use one factor too
+    (:meth:`bipartite_mi_splits`): the factor of a leading block holds those of all
+    smaller leading blocks, and by reversal the second part is one of them.
     """
 
     def __init__(self, layers: int, family: str = "subvolume", copies: int = 1, pair_op: str = "mix") -> None:
