@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from seqmi.bipartite import (compression_estimate, direct_estimate, document_prefixes, lm_scorer, lzma_size,
-                             ngram_entropy, position_nll, vclub_estimate)
+                             ngram_entropy, position_nll, split_estimates, split_point, vclub_estimate)
 from seqmi.models.lm import TransformerLM, sequence_loss
 
 P = np.array([[0.8, 0.15, 0.05], [0.1, 0.6, 0.3], [0.3, 0.2, 0.5]])
@@ -157,3 +157,71 @@ def test_document_prefixes():
     assert document_prefixes(docs, 3, max_docs=1).shape == (1, 3)
     with pytest.raises(ValueError):
         document_prefixes(docs, 50)
+
+
+def test_split_point():
+    assert [split_point(L, 2) for L in (4, 8, 64)] == [2, 4, 32]
+    assert [split_point(L, 4) for L in (4, 16, 64)] == [1, 4, 16]
+    # L = 4^k at ratio 3: (L - 1) / 3, the cut of the Gaussian families at every layer
+    assert [split_point(4 ** k, 3) for k in range(1, 8)] == [(4 ** k - 1) // 3 for k in range(1, 8)]
+    assert split_point(6, 4) == 2 and split_point(10, 4) == 3  # halves round up
+    with pytest.raises(ValueError, match="empty"):
+        split_point(2, 8)
+    with pytest.raises(ValueError, match="ratio"):
+        split_point(8, 1.5)
+
+
+SPLITS = [(8, 4), (6, 3), (8, 3), (8, 2), (4, 2), (5, 1)]
+
+
+def test_split_estimates_equal_the_separate_estimators(chain):
+    rows = chain[:500]
+    h2 = ngram_entropy(list(chain), 2)
+    shared = split_estimates(markov_scorer, rows, SPLITS, ngram_h=h2, seed=5, batch=10000)
+    assert set(shared) == set(SPLITS)
+    for L, ell in SPLITS:
+        x, y = rows[:, :ell], rows[:, ell:L]
+        expected = {"direct_raw": direct_estimate(markov_scorer, x, y),
+                    "direct": direct_estimate(markov_scorer, x, y, ngram_h=h2),
+                    "vclub": vclub_estimate(markov_scorer, x, y, seed=5)}
+        for name, est in expected.items():
+            got = shared[L, ell][name]
+            # the same per-token terms summed in another order
+            for field in ("mi", "stderr", "h_first", "h_second"):
+                assert getattr(got, field) == pytest.approx(getattr(est, field), rel=1e-12, abs=1e-12)
+            assert got.n == est.n
+
+
+def test_split_estimates_with_a_causal_transformer_and_its_pass_count():
+    torch.manual_seed(0)
+    model = TransformerLM(5, 8, 1, heads=2, max_len=16).eval()
+    rows = np.random.default_rng(0).integers(0, 5, (6, 12))
+    calls = []
+    base = lm_scorer(model)
+
+    def counting(tokens):
+        calls.append(tuple(tokens.shape))
+        return base(tokens)
+
+    splits = [(12, 6), (12, 4), (12, 3), (8, 4), (8, 3), (8, 2)]
+    shared = split_estimates(counting, rows, splits, seed=1, batch=100)
+    # one joint pass, then a marginal and a shuffled pass per distinct ell (2, 3, 4, 6)
+    assert len(calls) == 1 + 2 * 4
+    assert "direct" not in shared[12, 6]
+    for L, ell in splits:
+        x, y = rows[:, :ell], rows[:, ell:L]
+        # float32 logits over sequences of different lengths: only rounding differs
+        assert shared[L, ell]["direct_raw"].mi == pytest.approx(direct_estimate(base, x, y).mi, rel=1e-4, abs=1e-5)
+        assert shared[L, ell]["vclub"].mi == pytest.approx(vclub_estimate(base, x, y, seed=1).mi, rel=1e-4, abs=1e-5)
+
+
+def test_split_estimates_validation():
+    rows = np.zeros((3, 6), dtype=int)
+    with pytest.raises(ValueError, match="rows"):
+        split_estimates(markov_scorer, rows[:1], [(4, 2)])
+    with pytest.raises(ValueError, match="L"):
+        split_estimates(markov_scorer, rows, [(8, 2)])
+    with pytest.raises(ValueError, match="ell"):
+        split_estimates(markov_scorer, rows, [(4, 4)])
+    with pytest.raises(ValueError, match="splits"):
+        split_estimates(markov_scorer, rows, [])

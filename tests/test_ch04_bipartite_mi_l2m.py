@@ -125,3 +125,67 @@ def test_figure5_models_are_matched_and_scored(res):
         assert nll.shape == (max(res["text_bipartite"]["char Transformer/direct"]["lengths"]),)
         assert np.all(nll > 0) and nll.mean() < math.log(63)
     assert f5["gap_change_se"] > 0 and math.isfinite(f5["gap_change"])
+
+
+def test_unequal_splits_of_the_gaussian_families(res):
+    from seqmi.data.subvolume import SubvolumeGaussian
+    from seqmi.info import gaussian_mi
+
+    ratios = res["split_ratios"]
+    assert ratios[0] == 2 and len(ratios) >= 2
+    splits = res["gaussian_splits"]
+    lengths = np.array(res["split_lengths"])
+    # the equal split from the shared factor and from the half-size factor: rounding only
+    assert res["split_equal_check"] < 1e-10
+    n = min(len(lengths), len(res["bipartite_mi"]["subvolume/mix"]))
+    np.testing.assert_allclose(splits["2"]["subvolume"][:n], res["bipartite_mi"]["subvolume/mix"][:n], rtol=1e-10)
+    for r in ratios:
+        g = splits[str(r)]
+        assert g["ell"] == [int(np.floor(L / r + 0.5)) for L in lengths]
+        # independent dense reference up to L = 256 (gaussian_mi on the whole covariance):
+        # two exact computations, so only rounding separates them
+        for k in range(1, min(4, len(lengths)) + 1):
+            for fam in ("subvolume", "logarithmic"):
+                sg = SubvolumeGaussian(k, fam)
+                ell = g["ell"][k - 1]
+                dense = gaussian_mi(sg.covariance(), np.arange(ell), np.arange(ell, 4 ** k))
+                assert g[fam][k - 1] == pytest.approx(dense, rel=1e-9)
+        # deterministic numbers: the derived I_k = 3 I_(k-1) + O(1) within the 1 % the
+        # chapter claims, the transient shrinking layer by layer
+        dev = np.abs(np.array(g["subvolume_ratios"]) - 3.0)
+        assert dev[-1] < 0.03 and dev[-1] < dev[-2]
+        assert g["subvolume_beta_ci"][0] <= g["subvolume_beta"] <= g["subvolume_beta_ci"][1]
+        steps = np.array(g["log_steps"])
+        assert np.ptp(steps) < 0.02 * steps.mean()
+    if 4 in ratios:
+        # both cuts on row boundaries: the same slope per unit ln L
+        assert splits["4"]["log_slope_per_ln_L"] == pytest.approx(splits["2"]["log_slope_per_ln_L"], rel=0.02)
+    for fam in ("subvolume", "logarithmic"):
+        assert 0 < res["split_argmax_fraction"][fam] < 1
+
+
+def test_unequal_splits_of_text_share_their_passes(res):
+    bp = res["text_bipartite_splits"]
+    ratios = res["split_ratios"]
+    models = ["char Transformer"] + (["SmolLM2-135M"] if res["smollm2"] is not None else [])
+    for m in models:
+        for est in ("direct_raw", "direct", "vclub"):
+            # the equal split is the chapter's main estimate, computed in the same call
+            assert bp[f"{m}/2/{est}"]["estimates"] == res["text_bipartite"][f"{m}/{est}"]["estimates"]
+        lengths = bp[f"{m}/2/direct"]["lengths"]
+        for r in ratios:
+            entry = bp[f"{m}/{r}/direct"]
+            assert entry["ell"] == [int(np.floor(L / r + 0.5)) for L in lengths]
+            raw, fixed, vclub = (bp[f"{m}/{r}/{e}"]["estimates"] for e in ("direct_raw", "direct", "vclub"))
+            assert len(raw) == len(fixed) == len(vclub) == len(lengths)
+            for a, b, c in zip(raw, fixed, vclub):
+                for e in (a, b, c):
+                    assert e["mi"] == pytest.approx(e["h_first"] - e["h_second"], abs=1e-9)
+                    assert math.isfinite(e["stderr"]) and e["n"] >= 2
+                # -E ln q(Y|X) comes from the one joint pass for all three estimators
+                assert a["h_second"] == b["h_second"] == c["h_second"]
+        for r_short, r_long in zip(ratios, ratios[1:]):
+            # a shorter X leaves a longer Y: its conditional cross-entropy sums the same
+            # positive per-token NLLs of the joint pass plus more of them
+            for short, long in zip(bp[f"{m}/{r_short}/direct"]["estimates"], bp[f"{m}/{r_long}/direct"]["estimates"]):
+                assert long["h_second"] >= short["h_second"]

@@ -56,6 +56,46 @@ def test_bipartite_mi_agrees_with_gaussian_mi(family, op):
         assert sg.bipartite_mi(ell) == pytest.approx(3 * dense, rel=1e-10, abs=1e-12)
 
 
+@pytest.mark.parametrize("family,op", CASES)
+def test_bipartite_mi_splits_agree_with_gaussian_mi(family, op):
+    # unequal splits L/ell = 3, 4 (and others) from one Cholesky factor against the dense formula
+    sg = SubvolumeGaussian(4, family, copies=2, pair_op=op)
+    cov = sg.covariance()
+    ells = [85, 64, 128, 1, 200, 255, 171]
+    got = sg.bipartite_mi_splits(ells)
+    for ell, value in zip(ells, got):
+        dense = gaussian_mi(cov, np.arange(ell), np.arange(ell, 256))
+        assert value == pytest.approx(2 * dense, rel=1e-10, abs=1e-12)
+    assert got[2] == pytest.approx(sg.bipartite_mi(), rel=1e-12)
+
+
+@pytest.mark.parametrize("ell", [1, 5, 21])
+def test_bipartite_mi_splits_at_every_small_length(ell):
+    for k in range(2, 4):
+        sg = SubvolumeGaussian(k, "logarithmic")
+        if ell < sg.length:
+            dense = gaussian_mi(sg.covariance(), np.arange(ell), np.arange(ell, sg.length))
+            assert sg.bipartite_mi_splits([ell])[0] == pytest.approx(dense, rel=1e-10)
+
+
+@pytest.mark.parametrize("ratio", [3, 4])
+def test_unequal_splits_also_triple_per_layer(ratio):
+    # a cut at a fixed fraction of layer k cuts the three copies of layer k-1 at the same
+    # fraction (up to one row): I_k = 3 I_(k-1) + O(1), so the ratio tends to 3
+    mi = np.array([SubvolumeGaussian(k).bipartite_mi_splits([(4 ** k + ratio // 2) // ratio])[0]
+                   for k in range(3, 7)])
+    dev = np.abs(mi[1:] / mi[:-1] - 3.0)
+    assert dev[-1] < 0.03 and np.all(np.diff(dev) < 0)
+
+
+def test_logarithmic_family_slope_per_layer_same_for_halves_and_quarters():
+    # both cuts fall on row boundaries at every level: the per-layer increments converge
+    # to the same constant
+    halves = np.array([SubvolumeGaussian(k, "logarithmic").bipartite_mi_splits([4 ** k // 2])[0] for k in (5, 6)])
+    quarters = np.array([SubvolumeGaussian(k, "logarithmic").bipartite_mi_splits([4 ** k // 4])[0] for k in (5, 6)])
+    assert np.diff(quarters)[0] == pytest.approx(np.diff(halves)[0], rel=0.01)
+
+
 def test_bipartite_mi_ratio_tends_to_three():
     # each layer triples the bipartite MI of equal halves while L quadruples:
     # beta = log_4 3; within 1 % at the largest L of the test (4^6)
@@ -161,5 +201,9 @@ def test_invalid_arguments():
     sg = SubvolumeGaussian(2)
     with pytest.raises(ValueError, match="ell"):
         sg.bipartite_mi(16)
+    with pytest.raises(ValueError, match="ells"):
+        sg.bipartite_mi_splits([3, 16])
+    with pytest.raises(ValueError, match="ells"):
+        sg.bipartite_mi_splits([])
     with pytest.raises(ValueError, match="shape"):
         sg.conditionals(np.zeros((2, 15, 1)))
