@@ -53,7 +53,7 @@ def test_wrapper_trains_like_the_word_model():
     model = wrapped("transformer")
     seqs = torch.as_tensor(WORDS.encode(TEXT)[:64].reshape(2, 32))
     with torch.no_grad():
-            assert float(sequence_loss(model, seqs)) == pytest.approx(float(sequence_loss(model.model, seqs)))
+        assert float(sequence_loss(model, seqs)) == pytest.approx(float(sequence_loss(model.model, seqs)))
     assert sum(p.numel() for p in model.parameters()) == sum(p.numel() for p in model.model.parameters())
 
 
