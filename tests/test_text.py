@@ -59,3 +59,45 @@ def test_contiguous_split_keeps_order_and_random_split_mixes():
 def test_bad_fractions_are_rejected():
     with pytest.raises(ValueError, match="valid_fraction"):
         split_contiguous(DOCS, 0.0, 0.1)
+
+
+from seqmi.data.text import GLUE, SPACE, UNK, WordVocab, detokenize, tokenize  # noqa: E402
+
+
+@pytest.mark.parametrize("text", [
+    "In the beginning God created the heaven and the earth.",
+    "  a ,b(c) d--e\n\n f  king’s sons’ 12 \t(x;) ",
+    "",
+    "word",
+])
+def test_tokenize_round_trip_is_exact(text):
+    assert detokenize(tokenize(text)) == text
+
+
+def test_tokenizer_splits_punctuation_and_keeps_case():
+    toks = tokenize("And God said, Let there be light: and the LORD’s (light).")
+    assert toks == ["And", "God", "said", ",", "Let", "there", "be", "light", ":", "and", "the",
+                    "LORD’s", "(", "light", ")", "."]
+    # departures from the spacing rule are spelled out by separator tokens
+    assert tokenize("a,b") == ["a", ",", GLUE, "b"]
+    assert tokenize("a  b") == ["a", SPACE, "b"]
+
+
+def test_whole_corpus_round_trip_through_ids():
+    text = kjv_text()
+    vocab = WordVocab(text, min_count=1)  # every token known: no <unk>
+    ids = vocab.encode(text)
+    assert (ids != vocab.unk).all()
+    assert vocab.decode(ids) == text
+    # KJV: about 4.5 characters per token (words, punctuation and newlines)
+    assert 4.0 < vocab.chars_per_token < 5.0
+
+
+def test_rare_words_become_unk_deterministically():
+    text = "the cat and the dog and the cat sat"
+    vocab = WordVocab(text, min_count=2)
+    assert vocab.tokens == [UNK, "the", "and", "cat"]  # by falling count, ties by token
+    assert vocab.decode(vocab.encode("the dog sat")) == f"the {UNK} {UNK}"
+    assert WordVocab(text, min_count=2).tokens == vocab.tokens
+    with pytest.raises(ValueError, match="min_count"):
+        WordVocab(text, min_count=0)

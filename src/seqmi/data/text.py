@@ -16,12 +16,20 @@ Two ways to split documents into train / validation / test:
 Shen 2019 (App. D.2) found the long-range MI of standard splits' validation and test
 sets missing; comparing these two splits shows whether the non-uniformity comes from
 the split.
+
+Word level (Shen 2019 Sec. 4.2.2, 5.2): :class:`WordVocab` cuts a text into words and
+punctuation marks, keeps the training text's words seen at least ``min_count`` times
+(WikiText's rule is 3) and maps the rest to ``<unk>``; :meth:`WordVocab.decode` turns a
+token stream back into characters, so that word models can be measured at character
+level, as the paper does.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import re
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -184,3 +192,130 @@ def split_random(docs: "list[Document] | tuple[Document, ...]", valid_fraction: 
     labels = np.empty(len(docs), dtype=np.int64)
     labels[order] = _labels_by_share([docs[i] for i in order], valid_fraction, test_fraction)
     return _splits(docs, labels)
+
+
+UNK = "<unk>"
+GLUE = "<glue>"
+SPACE = " "
+# a word keeps its inner and trailing apostrophes (KJV: "king’s", "sons’"); every other
+# non-space character is a token of its own, newlines included
+_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[’'][A-Za-z0-9]+)*[’']?|[^ ]")
+_OPEN = set("([{")
+_CLOSE = set(",.;:?!)]}")
+
+
+def _spaced(prev: str | None, tok: str) -> bool:
+    """Whether the detokeniser puts one space between ``prev`` and ``tok`` by default."""
+    if prev is None or prev in _OPEN or tok in _CLOSE:
+        return False
+    # hyphens and layout characters (newline, tab) glue to both neighbours
+    return not (prev == "-" or tok == "-" or prev.isspace() or tok.isspace())
+
+
+def tokenize(text: str) -> list[str]:
+    """Split ``text`` into word and punctuation tokens that :func:`detokenize` inverts exactly.
+
+    Words (letters and digits, with apostrophes inside or at the end) and single
+    punctuation or layout characters (``\\n``) are tokens. Spaces are implicit: one space
+    goes between two tokens unless the next is closing punctuation (``,.;:?!)``), the
+    previous is an opening bracket, or either is a hyphen or a layout character. Where the
+    text departs from that rule, a separator token says so: ``<glue>`` for a missing
+    space, ``" "`` for each extra space.
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    list of str
+    """
+    out: list[str] = []
+    prev: str | None = None
+    pos = 0
+    for m in _TOKEN.finditer(text):
+        gap = m.start() - pos  # only spaces lie between matches
+        tok = m.group()
+        default = int(_spaced(prev, tok))
+        if gap < default:
+            out.append(GLUE)
+        out.extend([SPACE] * max(0, gap - default))
+        out.append(tok)
+        prev, pos = tok, m.end()
+    out.extend([SPACE] * (len(text) - pos))
+    return out
+
+
+def detokenize(tokens: "list[str] | tuple[str, ...]") -> str:
+    """The text of a token stream: the inverse of :func:`tokenize`.
+
+    Any token stream is accepted (a model's samples included): separators in odd places
+    simply add or remove a space.
+    """
+    parts: list[str] = []
+    prev: str | None = None
+    glue = False
+    for tok in tokens:
+        if tok == GLUE:
+            glue = True
+        elif tok == SPACE:
+            parts.append(SPACE)
+        else:
+            if _spaced(prev, tok) and not glue:
+                parts.append(SPACE)
+            parts.append(tok)
+            prev, glue = tok, False
+    return "".join(parts)
+
+
+class WordVocab:
+    """Word vocabulary of a training text: tokens seen at least ``min_count`` times, plus ``<unk>``.
+
+    Case is kept: the models are measured at character level against the text itself,
+    and lower-casing would change the text they are compared with (sentence-initial
+    capitals, the KJV's ``LORD``).
+
+    Parameters
+    ----------
+    text : str
+        The training text.
+    min_count : int
+        Rarer tokens are encoded as ``<unk>`` (WikiText's vocabulary rule is 3).
+
+    Attributes
+    ----------
+    tokens : list of str
+        Id ``i`` is ``tokens[i]``; ``<unk>`` is id 0, the rest by falling count.
+    chars_per_token : float
+        Characters of the training text per token (sizes word samples in characters).
+    """
+
+    def __init__(self, text: str, min_count: int = 3) -> None:
+        check_int("min_count", min_count, 1)
+        toks = tokenize(text)
+        if not toks:
+            raise ValueError("cannot build a vocabulary from an empty text")
+        counts = Counter(toks)
+        # ties broken by the token itself: the same text always gives the same ids
+        kept = sorted((t for t, c in counts.items() if c >= min_count and t != UNK),
+                      key=lambda t: (-counts[t], t))
+        self.tokens = [UNK, *kept]
+        self.min_count = min_count
+        self.chars_per_token = len(text) / len(toks)
+        self._index = {t: i for i, t in enumerate(self.tokens)}
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+    @property
+    def unk(self) -> int:
+        """Id of ``<unk>``."""
+        return 0
+
+    def encode(self, text: str) -> NDArray[np.int64]:
+        """Token ids of ``text``; unknown tokens become ``<unk>``."""
+        return np.fromiter((self._index.get(t, 0) for t in tokenize(text)), dtype=np.int64)
+
+    def decode(self, ids: ArrayLike) -> str:
+        """The text of token ids (``<unk>`` is written as ``<unk>``)."""
+        return detokenize([self.tokens[i] for i in np.asarray(ids, dtype=np.int64).ravel()])
