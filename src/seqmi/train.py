@@ -47,8 +47,8 @@ from torch.nn import functional as F
 from seqmi.models.lm import sequence_loss
 from seqmi.validate import check_choice, check_float, check_int
 
-OPTIMIZERS = ("rmsprop", "adam", "adamw")
-SCHEDULES = ("constant", "cosine")
+OPTIMIZERS = ("rmsprop", "adam", "adamw", "sgd")
+SCHEDULES = ("constant", "cosine", "plateau")
 CHECKPOINT_FILE = "checkpoint.pt"
 
 
@@ -90,7 +90,8 @@ class TrainConfig:
 
     Attributes
     ----------
-    optimizer : {"rmsprop", "adam", "adamw"}
+    optimizer : {"rmsprop", "adam", "adamw", "sgd"}
+        ``"sgd"``: plain SGD, no momentum (the PyTorch word-language-model example).
     lr : float
         Peak learning rate.
     weight_decay : float
@@ -103,11 +104,15 @@ class TrainConfig:
         Epochs without validation improvement before stopping.
     restarts : int
         Independent runs; the best validation model is kept.
-    schedule : {"constant", "cosine"}
+    schedule : {"constant", "cosine", "plateau"}
+        ``"plateau"``: constant, divided by ``plateau_factor`` after every epoch whose
+        validation loss is not a new best (the PyTorch word-language-model example).
     warmup_steps : int
         Linear warmup steps (both schedules).
     min_lr_ratio : float
         Final learning rate of the cosine schedule, relative to ``lr``.
+    plateau_factor : float
+        Divisor of the learning rate at each cut of the plateau schedule.
     amp : bool or None
         bf16 autocast; ``None``: on CUDA for ``model.amp_safe`` models only.
     seed : int
@@ -125,6 +130,7 @@ class TrainConfig:
     schedule: str = "constant"
     warmup_steps: int = 0
     min_lr_ratio: float = 1 / 32
+    plateau_factor: float = 4.0
     amp: bool | None = None
     seed: int = 0
 
@@ -140,6 +146,7 @@ class TrainConfig:
         check_int("restarts", self.restarts, 1)
         check_int("warmup_steps", self.warmup_steps, 0)
         check_float("min_lr_ratio", self.min_lr_ratio, 0.0, 1.0)
+        check_float("plateau_factor", self.plateau_factor, 1.0)
         check_int("seed", self.seed, 0)
 
 
@@ -182,7 +189,7 @@ def lr_factor(step: int, total_steps: int, config: TrainConfig) -> float:
     """Learning-rate multiplier at optimizer step ``step`` (0-based) of ``total_steps``."""
     if step < config.warmup_steps:
         return (step + 1) / config.warmup_steps
-    if config.schedule == "constant":
+    if config.schedule in ("constant", "plateau"):
         return 1.0
     span = max(1, total_steps - config.warmup_steps)
     progress = min(1.0, (step - config.warmup_steps) / span)
@@ -196,6 +203,8 @@ def _make_optimizer(model: nn.Module, config: TrainConfig) -> torch.optim.Optimi
         return torch.optim.RMSprop(params, lr=config.lr, alpha=0.9, eps=1e-7)
     if config.optimizer == "adam":
         return torch.optim.Adam(params, lr=config.lr, betas=(0.9, 0.999))
+    if config.optimizer == "sgd":
+        return torch.optim.SGD(params, lr=config.lr)
     return torch.optim.AdamW(params, lr=config.lr, betas=(0.9, 0.999), weight_decay=config.weight_decay)
 
 
@@ -322,7 +331,10 @@ def train(make_model: Callable[[], nn.Module], data: Sequences | Stream, config:
         torch.manual_seed(config.seed * 1000 + restart)
         model = make_model().to(device)
         opt = _make_optimizer(model, config)
-        sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: lr_factor(s, total_steps, config))
+        # cuts[0]: plateau cuts so far, read by the schedule at every step
+        cuts = [0]
+        sched = torch.optim.lr_scheduler.LambdaLR(
+            opt, lambda s: lr_factor(s, total_steps, config) / config.plateau_factor ** cuts[0])
         rng = np.random.default_rng([config.seed, restart])
         epoch, best, best_state, bad = 0, math.inf, None, 0
         if state is not None and state.get("restart") == restart:
@@ -331,6 +343,7 @@ def train(make_model: Callable[[], nn.Module], data: Sequences | Stream, config:
             sched.load_state_dict(state["scheduler"])
             rng.bit_generator.state = state["rng"]
             epoch, best, best_state, bad = state["epoch"], state["best"], state["best_state"], state["bad"]
+            cuts[0] = state["cuts"]
             torch.set_rng_state(state["torch_rng"])
         state = None
         bar = tqdm(total=config.max_epochs, initial=epoch, desc=f"run {restart + 1}/{config.restarts}",
@@ -347,6 +360,11 @@ def train(make_model: Callable[[], nn.Module], data: Sequences | Stream, config:
                 best_state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
             else:
                 bad += 1
+                if config.schedule == "plateau":
+                    cuts[0] += 1
+                    # applied now, not at the next scheduler step: the next epoch starts at the cut rate
+                    for group, base in zip(opt.param_groups, sched.base_lrs):
+                        group["lr"] = base * sched.lr_lambdas[0](sched.last_epoch)
             record = {"restart": restart, "epoch": epoch, "train_loss": loss_sum / max(tokens, 1),
                       "val_loss": val, "lr": opt.param_groups[0]["lr"], "tokens": tokens,
                       "epoch_s": time.perf_counter() - t0}
@@ -358,7 +376,8 @@ def train(make_model: Callable[[], nn.Module], data: Sequences | Stream, config:
                 _save_atomic({
                     "config": asdict(config), "finished": finished, "history": history,
                     "restart": restart, "epoch": epoch, "best": best, "best_state": best_state, "bad": bad,
-                    "model": model.state_dict(), "optimizer": opt.state_dict(), "scheduler": sched.state_dict(),
+                    "cuts": cuts[0], "model": model.state_dict(), "optimizer": opt.state_dict(),
+                    "scheduler": sched.state_dict(),
                     "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
                 }, ckpt_path)
             if on_epoch_end is not None:
