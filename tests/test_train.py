@@ -26,6 +26,27 @@ def make_lstm():
     return RNNLM(2, width=6, depth=1, cell="lstm", embed_dim=2)
 
 
+class Interrupt(Exception):
+    pass
+
+
+def interrupted_then_resumed(data, config, checkpoint_dir, stop_epoch):
+    """Run until the first restart's epoch ``stop_epoch`` is checkpointed, stop, then resume."""
+
+    def stop(record):
+        if record["restart"] == 0 and record["epoch"] == stop_epoch:
+            raise Interrupt
+
+    with pytest.raises(Interrupt):
+        train(make_lstm, data, config, checkpoint_dir=checkpoint_dir, progress=False, on_epoch_end=stop)
+    return train(make_lstm, data, config, checkpoint_dir=checkpoint_dir, progress=False)
+
+
+def assert_same_weights(a, b):
+    for (name, x), y in zip(a.model.state_dict().items(), b.model.state_dict().values()):
+        assert torch.equal(x, y), name
+
+
 def test_training_learns_the_markov_chain():
     result = train(make_lstm, DATA, TrainConfig(lr=0.02, batch_size=16, max_epochs=15, restarts=1),
                    progress=False)
@@ -37,22 +58,8 @@ def test_training_learns_the_markov_chain():
 
 def test_interrupted_and_resumed_run_ends_with_identical_weights(tmp_path):
     reference = train(make_lstm, DATA, CONFIG, progress=False)
-
-    class Interrupt(Exception):
-        pass
-
-    seen = []
-
-    def stop_midway(record):
-        seen.append(record)
-        if record["restart"] == 0 and record["epoch"] == 2:
-            raise Interrupt
-
-    with pytest.raises(Interrupt):
-        train(make_lstm, DATA, CONFIG, checkpoint_dir=tmp_path, progress=False, on_epoch_end=stop_midway)
-    resumed = train(make_lstm, DATA, CONFIG, checkpoint_dir=tmp_path, progress=False)
-    for (name, a), b in zip(reference.model.state_dict().items(), resumed.model.state_dict().values()):
-        assert torch.equal(a, b), name
+    resumed = interrupted_then_resumed(DATA, CONFIG, tmp_path, stop_epoch=2)
+    assert_same_weights(reference, resumed)
     assert resumed.restart_val_losses == reference.restart_val_losses
     assert [h["val_loss"] for h in resumed.history] == [h["val_loss"] for h in reference.history]
     # a finished run resumes to the same result without training again
@@ -130,16 +137,8 @@ def test_truncated_bptt_run_resumes_exactly(tmp_path):
     data = Stream(stream[:2400], stream[2400:], bptt=20, reset_prob=0.3)
     config = TrainConfig(lr=0.02, batch_size=8, max_epochs=3, restarts=1)
     reference = train(make_lstm, data, config, progress=False)
-
-    def stop(record):
-        if record["epoch"] == 1:
-            raise KeyboardInterrupt
-
-    with pytest.raises(KeyboardInterrupt):
-        train(make_lstm, data, config, checkpoint_dir=tmp_path, progress=False, on_epoch_end=stop)
-    resumed = train(make_lstm, data, config, checkpoint_dir=tmp_path, progress=False)
-    for a, b in zip(reference.model.state_dict().values(), resumed.model.state_dict().values()):
-        assert torch.equal(a, b)
+    resumed = interrupted_then_resumed(data, config, tmp_path, stop_epoch=1)
+    assert_same_weights(reference, resumed)
 
 
 PLATEAU = TrainConfig(optimizer="sgd", lr=5.0, schedule="plateau", plateau_factor=4.0, batch_size=16,
@@ -161,14 +160,6 @@ def test_plateau_schedule_cuts_the_rate_after_every_epoch_without_a_new_best():
 
 def test_plateau_run_resumes_exactly(tmp_path):
     reference = train(make_lstm, DATA, PLATEAU, progress=False)
-
-    def stop(record):
-        if record["epoch"] == 4:
-            raise KeyboardInterrupt
-
-    with pytest.raises(KeyboardInterrupt):
-        train(make_lstm, DATA, PLATEAU, checkpoint_dir=tmp_path, progress=False, on_epoch_end=stop)
-    resumed = train(make_lstm, DATA, PLATEAU, checkpoint_dir=tmp_path, progress=False)
+    resumed = interrupted_then_resumed(DATA, PLATEAU, tmp_path, stop_epoch=4)
     assert [h["lr"] for h in resumed.history] == [h["lr"] for h in reference.history]
-    for a, b in zip(reference.model.state_dict().values(), resumed.model.state_dict().values()):
-        assert torch.equal(a, b)
+    assert_same_weights(reference, resumed)
