@@ -198,3 +198,31 @@ def survey(kind: str, kappa: int, lams: ArrayLike, horizon: int, n_patterns: int
     log_margin = log_norms - log_path_bounds(depths, kappa, float(np.max(lams)))
     return {"log_norms": log_norms, "depths": depths, "log_margin": log_margin,
             "min_log_margin": float(log_margin.min())}
+
+
+def summarize(result: dict, k_from: int = 100) -> dict[str, float]:
+    """Headline numbers of a :func:`survey` result, from the median over patterns.
+
+    Parameters
+    ----------
+    result : dict
+        As returned by :func:`survey`.
+    k_from : int
+        Smallest distance used in the two decay fits.
+
+    Returns
+    -------
+    dict
+        ``min_margin_log``; ``median_depth_far`` (depth at the largest distance);
+        ``loglog_slope`` (of ``ln`` norm against ``ln k``: a power law's exponent) and
+        ``rate_per_step`` (of ``ln`` norm against ``k``: an exponential's rate), both fitted
+        from ``k_from`` on; ``log_norm_far``.
+    """
+    median = np.median(result["log_norms"], axis=0)
+    k = np.arange(1, median.size + 1)
+    check_int("k_from", k_from, 1, median.size - 2)
+    far = k >= k_from
+    return {"patterns": int(result["depths"].shape[0]), "min_margin_log": float(result["min_log_margin"]),
+            "median_depth_far": float(np.median(result["depths"][:, -1])),
+            "loglog_slope": float(np.polyfit(np.log(k[far]), median[far], 1)[0]),
+            "rate_per_step": float(np.polyfit(k[far], median[far], 1)[0]), "log_norm_far": float(median[-1])}
