@@ -124,3 +124,15 @@ def test_small_embeddings_train_at_a_smaller_step(res):
     assert all(not r["diverged"] and r["accuracy"] > 0.5 for r in smallest)
     # a diverged run has a non-finite loss and completes nothing
     assert all(r["accuracy"] == 0.0 for r in runs if r["diverged"])
+
+
+def test_lipschitz_window(res):
+    lip = res["lipschitz"]
+    for kind in ("ssm", "rnn"):
+        norms = np.array(lip["norms"][kind])
+        # k = 0 is the identity map
+        np.testing.assert_allclose(norms[:, 0], 1.0, rtol=1e-12)
+        assert len(lip["contraction"][kind]) == len(lip["window"][kind]) == res["training"]["n_seeds"]
+    # the SSM's Jacobian is A^k: it contracts no faster than its spectral radius allows
+    radii = [row["spectral_radius"] for row in res["spectra"]["ssm"]]
+    assert all(q >= r - 0.05 for q, r in zip(lip["contraction"]["ssm"], radii))
