@@ -133,6 +133,5 @@ def test_lipschitz_window(res):
         # k = 0 is the identity map
         np.testing.assert_allclose(norms[:, 0], 1.0, rtol=1e-12)
         assert len(lip["contraction"][kind]) == len(lip["window"][kind]) == res["training"]["n_seeds"]
-    # the SSM's Jacobian is A^k: it contracts no faster than its spectral radius allows
-    radii = [row["spectral_radius"] for row in res["spectra"]["ssm"]]
-    assert all(q >= r - 0.05 for q, r in zip(lip["contraction"]["ssm"], radii))
+    # Section 5.2: the trained RNN's state map contracts along real prefixes (0.6 per step here)
+    assert all(q < 1 for q in lip["contraction"]["rnn"])
