@@ -208,3 +208,15 @@ def test_unequal_splits_of_text_share_their_passes(res):
             # positive per-token NLLs of the joint pass plus more of them
             for short, long in zip(bp[f"{m}/{r_short}/direct"]["estimates"], bp[f"{m}/{r_long}/direct"]["estimates"]):
                 assert long["h_second"] >= short["h_second"]
+
+
+def test_generated_text_two_point_mi(res):
+    gen = res["generated_two_point"]
+    assert "char Transformer, T = 1" in gen
+    if res["smollm2"] is not None:
+        assert any(name.startswith("SmolLM2-135M") for name in gen)
+    for name, entry in gen.items():
+        mi = np.array(entry["mi"])
+        assert mi.shape == (len(res["text_two_point"]["lags"]),) and np.all(np.isfinite(mi))
+        # the offset stays below every fitted point, as L2M's fit requires
+        assert 0 <= entry["offset"] < mi[entry["min_lag"] - 1:].min()

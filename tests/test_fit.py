@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from seqmi.fit import fit_correlation_length, fit_power_law, fit_power_law_with_offset
+from seqmi.fit import fit_correlation_length, fit_power_law, fit_power_law_with_offset, two_point_offset_fit
 
 
 def test_power_law_exact_and_threshold():
@@ -58,3 +58,13 @@ def test_fit_errors():
         fit_power_law([1, 2, 3], [0.1, 0.2])
     with pytest.raises(ValueError, match="positive"):
         fit_power_law_with_offset([1, 2, 3, 4], [0.1, 0.05, -0.01, 0.02])
+
+
+def test_two_point_offset_fit_recovers_a_power_law_over_a_bias():
+    d = np.arange(1, 401)
+    fit = two_point_offset_fit(0.05 * d ** -0.8 + 2e-3, min_lag=4)
+    assert fit["alpha"] == pytest.approx(0.8, rel=1e-6)
+    assert fit["offset"] == pytest.approx(2e-3, rel=1e-6)
+    assert fit["alpha_ci"][0] <= fit["alpha"] <= fit["alpha_ci"][1] and fit["r2"] > 0.999
+    with pytest.raises(ValueError, match="min_lag"):
+        two_point_offset_fit(np.ones(5), min_lag=4)

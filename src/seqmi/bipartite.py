@@ -39,6 +39,7 @@ import torch
 import torch.nn.functional as F
 from numpy.typing import ArrayLike, NDArray
 from torch import nn
+from tqdm.auto import tqdm
 
 from seqmi.info import entropy
 from seqmi.validate import check_float, check_int
@@ -118,6 +119,64 @@ def hf_scorer(model: nn.Module, bos_id: int, device: torch.device | str = "cpu")
         return F.cross_entropy(logits.transpose(1, 2), tokens, reduction="none")
 
     return nll
+
+
+def sample_documents(model: nn.Module, tokenizer: object, bos_id: int, n_chars: int, temperature: float = 1.0,
+                     batch: int = 32, max_new_tokens: int = 512, seed: int = 0,
+                     device: torch.device | str = "cpu") -> list[str]:
+    """Ancestral samples of a Hugging Face causal LM from its document separator, as text.
+
+    Each sample starts from ``bos_id`` alone and draws every token from the model's full
+    distribution at ``temperature`` (no top-k or nucleus truncation), with the key-value
+    cache, ``batch`` samples at a time, until it ends (the model's end-of-sequence token) or
+    reaches ``max_new_tokens``. Batches are drawn until the decoded samples hold
+    ``n_chars`` characters in all; a batch is no larger than the characters still missing
+    need at the characters per sample seen so far (4 per token before the first), so the
+    last one does not overshoot by a whole batch.
+
+    Parameters
+    ----------
+    model, tokenizer
+        As returned by :func:`load_smollm2`.
+    bos_id : int
+        The token every sample starts from.
+    n_chars : int
+        Characters to generate at least.
+    temperature : float
+        Softmax temperature, ``> 0``.
+    batch, max_new_tokens : int
+        Samples drawn together, and their largest length in tokens.
+    seed : int
+        Seeds torch's generator before the first batch (the samples depend on it alone,
+        on one machine).
+    device : torch.device or str
+
+    Returns
+    -------
+    list of str
+        The decoded samples (special tokens dropped), in the order drawn.
+    """
+    check_int("n_chars", n_chars, 1)
+    check_float("temperature", temperature, 0.0, low_open=True)
+    check_int("batch", batch, 1)
+    check_int("max_new_tokens", max_new_tokens, 1)
+    device = torch.device(device)
+    torch.manual_seed(seed)
+    docs: list[str] = []
+    total = 0
+    with torch.no_grad(), tqdm(total=n_chars, desc=f"sampling at T = {temperature:g}", unit="char") as bar:
+        while total < n_chars:
+            per_sample = total / len(docs) if docs else 4.0 * max_new_tokens
+            size = max(1, min(batch, math.ceil((n_chars - total) / max(per_sample, 1.0))))
+            start = torch.full((size, 1), bos_id, dtype=torch.long, device=device)
+            out = model.generate(start, attention_mask=torch.ones_like(start), do_sample=True, top_k=0, top_p=1.0,
+                                 temperature=temperature, max_new_tokens=max_new_tokens, pad_token_id=bos_id)
+            texts = tokenizer.batch_decode(out[:, 1:], skip_special_tokens=True)
+            docs.extend(texts)
+            added = sum(len(t) for t in texts)
+            total += added
+            bar.update(min(added, n_chars - bar.n))
+    return docs
 
 
 def ngram_entropy(seqs: Sequence[ArrayLike], n: int, estimator: str = "grassberger") -> float:

@@ -202,3 +202,28 @@ def fit_power_law_with_offset(lags: ArrayLike, mi: ArrayLike) -> OffsetPowerLawF
     c = float(res.x) if res.fun < costs[best] else float(grid[best])
     cost, slope, intercept = solve(c)
     return OffsetPowerLawFit(-slope, float(np.exp(intercept)), c, cost)
+
+
+def two_point_offset_fit(mi: ArrayLike, min_lag: int) -> dict[str, float | list[float]]:
+    """L2M's offset fit of a two-point MI curve ``mi[d - 1] = I(d)``, with an interval given ``C``.
+
+    Fits ``I(d) = A d^(-alpha) + C`` from ``d = min_lag`` on (:func:`fit_power_law_with_offset`),
+    then refits ``I - C`` by a straight line in log-log space with ``C`` held fixed for a 95%
+    interval of ``alpha`` (an interval *given* ``C``: it ignores the uncertainty of ``C``).
+
+    Returns
+    -------
+    dict
+        ``alpha``, ``alpha_ci``, ``offset`` (``C``), ``amplitude`` (``A``), ``r2`` (of the
+        log-log line of ``I - C``) and ``min_lag``.
+    """
+    y = np.asarray(mi, dtype=float)
+    lags = np.arange(1, y.size + 1)
+    sel = lags >= min_lag
+    if sel.sum() < 3:
+        raise ValueError(f"min_lag={min_lag} leaves fewer than 3 of the {y.size} distances to fit")
+    fit = fit_power_law_with_offset(lags[sel], y[sel])
+    given_c = fit_power_law(lags[sel], y[sel] - fit.offset, threshold=0.0)
+    r = np.corrcoef(np.log(lags[sel]), np.log(y[sel] - fit.offset))[0, 1]
+    return {"alpha": fit.exponent, "alpha_ci": list(given_c.ci), "offset": fit.offset, "amplitude": fit.amplitude,
+            "r2": float(r * r), "min_lag": int(min_lag)}
