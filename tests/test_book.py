@@ -84,15 +84,6 @@ def test_no_notebook_is_committed():
     assert tracked == ""
 
 
-def test_environment_yml_reuses_the_lock():
-    env = yaml.safe_load((ROOT / "environment.yml").read_text())
-    pip_section = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
-    assert "-r requirements/lock.txt" in pip_section
-    lock = (ROOT / "requirements" / "lock.txt").read_text().split()
-    assert all("==" in line for line in lock), "every lock entry must be pinned exactly"
-    assert any(line.startswith("jupyter-book==1.") for line in lock)
-
-
 @pytest.mark.book
 def test_staged_book_builds_with_every_chapter(book_run):
     index = book_run.html()
