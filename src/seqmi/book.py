@@ -88,7 +88,7 @@ class Parameter:
 
     @property
     def choices(self) -> tuple[str, ...] | None:
-        """The allowed strings when the comment starts with them: ``"auto" | "cpu" | "cuda"``."""
+        """The allowed strings, when the comment starts by listing them (``"auto" | "cpu" | "cuda"``)."""
         match = _CHOICES.match(self.help)
         if not match or not isinstance(self.default, str):
             return None

@@ -432,7 +432,7 @@ def construct_ssm(language: NgramLanguage, eps: float, embed_dim: int, seed: int
     Parameters
     ----------
     language : NgramLanguage
-        A consistent n-gram language (see :meth:`NgramLanguage.inconsistencies`).
+        A consistent n-gram language (see :meth:`~seqmi.data.ngram.NgramLanguage.inconsistencies`).
     eps : float
         Target equivalence level, ``0 < eps < 1``; the smoothed targets are within total
         variation ``eps / 2`` of ``f_N``.
