@@ -466,6 +466,8 @@ def stage(root: Path, profile: str, out: Path | None = None, only: list[str] | N
     staged.mkdir(parents=True)
     config = yaml.safe_load((root / "_config.yml").read_text())
     config.setdefault("execute", {})["execute_notebooks"] = "off"
+    # the chapters' jupytext sources, offered next to the executed .ipynb (seqmi._sphinx)
+    config.setdefault("sphinx", {}).setdefault("config", {})["seqmi_chapter_sources"] = str(root / "notebooks")
     (staged / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False))
     toc = _filter_toc(yaml.safe_load((root / "_toc.yml").read_text()), set(selected))
     (staged / "_toc.yml").write_text(yaml.safe_dump(toc, sort_keys=False))
@@ -475,7 +477,83 @@ def stage(root: Path, profile: str, out: Path | None = None, only: list[str] | N
     (staged / "notebooks").mkdir()
     for chapter in selected:
         shutil.copy2(out / "executed" / f"{chapter}.ipynb", staged / "notebooks" / f"{chapter}.ipynb")
+        _insert_run_box(staged / "notebooks" / f"{chapter}.ipynb", run_box(root, chapter, profile, out))
     return staged
+
+
+def run_box(root: Path, chapter: str, profile: str, out: Path | None = None) -> str:
+    """The chapter's "Run this chapter" box, as MyST Markdown, from recorded data only.
+
+    One row per profile (quick, then those of ``notebooks/profiles.yml``): the command,
+    the wall time and device of a recorded run, and whether a GPU was needed. The
+    profile being built reads this build's ``provenance.json`` (under ``out``); the
+    others read ``results/<profile>/<chapter>/provenance.json``.
+
+    Parameters
+    ----------
+    root : Path
+        The book root.
+    chapter : str
+        The chapter id.
+    profile : str
+        The profile this book is built with.
+    out : Path, optional
+        The folder :func:`execute` wrote into; ``_build/<profile>`` by default.
+    """
+    out = out or build_dir(root, profile)
+    table = yaml.safe_load((root / PROFILES_FILE).read_text()) or {}
+    short = chapter.split("_", 1)[0]
+    rows = ["| profile | command | recorded run | GPU |", "| --- | --- | --- | --- |"]
+    for name in ["quick", *[p for p in table if p != "quick"]]:
+        command = f"`python -m seqmi.book execute --profile {name} --only {short}`"
+        folder = out / "artifacts" / chapter if name == profile else root / "results" / name / chapter
+        prov_path = folder / PROVENANCE_FILE
+        prov = json.loads(prov_path.read_text()) if prov_path.is_file() else None
+        rows.append(f"| {name} | {command} | {_recorded(prov)} | {_needs_gpu(name, prov)} |")
+    source = chapter_path(root, chapter).relative_to(root).as_posix()
+    return "\n".join([
+        ":::{admonition} Run this chapter",
+        ":class: tip",
+        "",
+        *rows,
+        "",
+        f"Set any parameter on top of a profile with papermill's flags, e.g. `-p seed 1`; "
+        f"`python -m seqmi.book list` shows them all. Plain papermill: "
+        f"`jupytext --to ipynb -o - {source} | papermill - out.ipynb -p seed 1`.",
+        ":::",
+    ])
+
+
+def _recorded(prov: dict[str, Any] | None) -> str:
+    if prov is None:
+        return "not recorded"
+    wall = float(prov.get("wall_s", float("nan")))
+    shown = f"{wall:.0f} s" if wall < 120 else f"{wall / 60:.0f} min"
+    return f"{shown} on {prov.get('device', '?')} ({prov.get('machine', '?')}), {prov.get('date', '?')}"
+
+
+def _needs_gpu(profile: str, prov: dict[str, Any] | None) -> str:
+    if prov is None:
+        # the quick profile is sized for two CPU cores (the parameters cell); the others
+        # for one GPU (profiles.yml), until a run shows otherwise
+        return "no" if profile == "quick" else "unknown: plan for one"
+    return "yes" if str(prov.get("device", "cpu")).startswith("cuda") else "no"
+
+
+def _insert_run_box(notebook_path: Path, box: str) -> None:
+    """Put ``box`` right under the chapter's title (the first ``# `` line)."""
+    notebook = json.loads(notebook_path.read_text())
+    for cell in notebook["cells"]:
+        if cell["cell_type"] != "markdown":
+            continue
+        lines = "".join(cell["source"]).split("\n")
+        title = next((i for i, line in enumerate(lines) if line.startswith("# ")), None)
+        if title is None:
+            raise BookError(f"{notebook_path.name}: the first Markdown cell has no `# title` line")
+        rest = lines[title + 1:]
+        cell["source"] = "\n".join([*lines[:title + 1], "", box, *([""] if rest and rest[0] else []), *rest])
+        break
+    notebook_path.write_text(json.dumps(notebook, indent=1) + "\n")
 
 
 def _filter_toc(node: Any, keep: set[str]) -> Any:

@@ -398,7 +398,7 @@ class NgramSSM(_WordModel):
     B = property(lambda self: self.weights.B, doc="Input matrix.")
     b = property(lambda self: self.weights.b, doc="Bias inside the ReLU readout.")
     C = property(lambda self: self.weights.C, doc="Output matrix.")
-    hidden_size = property(lambda self: self.weights.hidden_size, doc="Number of hidden neurons, |P|.")
+    hidden_size = property(lambda self: self.weights.hidden_size, doc="Number of hidden neurons, ``|P|``.")
     certificate = property(lambda self: self.weights.certificate, doc="The construction's Certificate.")
 
     def states_after(self, prefixes: Sequence[Sequence[str]]) -> Array:
