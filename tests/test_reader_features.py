@@ -86,8 +86,10 @@ def test_chapter_pages_have_run_box_and_both_downloads(book_run):
     html = book_run.html().parent
     for chapter in CHAPTERS:
         page = (html / "notebooks" / f"{chapter}.html").read_text()
-        title_end = page.index("</h1>")
-        assert 0 < page.find("Run this chapter", title_end) - title_end < 800, f"{chapter}: no run box under the title"
+        # the article's title, then at once the box (the page's first </h1> is the print table of contents)
+        assert re.search(r'<article .*?</h1>\s*<div class="tip admonition">\s*'
+                         r'<p class="admonition-title">Run this chapter</p>', page, re.S), \
+            f"{chapter}: no run box right under the title"
         sources = dict(re.findall(r'<a href="(\.\./_sources/notebooks/[^"]+\.(md|ipynb))"', page))
         downloads = {suffix: (html / "notebooks" / href).resolve() for href, suffix in sources.items()}
         assert set(downloads) == {"md", "ipynb"}, f"{chapter}: download menu offers {sorted(downloads)}"
