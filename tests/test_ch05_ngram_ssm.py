@@ -113,3 +113,25 @@ def test_claim_verdicts_follow_the_numbers(run):
     assert by_source["Sec. 4.1, 4.3"] == ("not reproduced" if d1_fail else "reproduced")
     ssm_paper = np.mean(res["training"]["accuracy"]["ssm_paper"])
     assert by_source["Sec. 5.1"] == ("reproduced" if ssm_paper >= 0.95 else "not reproduced")
+
+
+def test_small_embeddings_train_at_a_smaller_step(res):
+    runs = res["small_embeddings"]
+    dims, lrs = sorted({r["embed_dim"] for r in runs}), sorted({r["lr"] for r in runs})
+    assert len(runs) == len(dims) * len(lrs) * res["training"]["n_seeds"]
+    # the smallest d at the smallest rate: SGD converges (near 0.95 here, chance is near 0)
+    smallest = [r for r in runs if r["embed_dim"] == dims[0] and r["lr"] == lrs[0]]
+    assert all(not r["diverged"] and r["accuracy"] > 0.5 for r in smallest)
+    # a diverged run has a non-finite loss and completes nothing
+    assert all(r["accuracy"] == 0.0 for r in runs if r["diverged"])
+
+
+def test_lipschitz_window(res):
+    lip = res["lipschitz"]
+    for kind in ("ssm", "rnn"):
+        norms = np.array(lip["norms"][kind])
+        # k = 0 is the identity map
+        np.testing.assert_allclose(norms[:, 0], 1.0, rtol=1e-12)
+        assert len(lip["contraction"][kind]) == len(lip["window"][kind]) == res["training"]["n_seeds"]
+    # Section 5.2: the trained RNN's state map contracts along real prefixes (0.6 per step here)
+    assert all(q < 1 for q in lip["contraction"]["rnn"])

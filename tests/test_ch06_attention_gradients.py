@@ -99,3 +99,21 @@ def test_copy_length_transfer(res):
         assert len(long["eval_accuracy"]) >= 1 and 0.0 <= long["accuracy"] <= 1.0
     else:
         assert long["accuracy"] == long["zero_shot"] and long["seconds_per_update"] is None
+
+
+def test_theorem2_on_patterns_not_built_for_it(res):
+    rows = res["pattern_rows"]
+    kappas = {r["kappa"] for r in rows}
+    assert {(r["kind"], r["kappa"]) for r in rows} == {(k, kappa) for k in ("random", "window") for kappa in kappas}
+    # the path argument holds for any pattern: a negative log-margin would be a wrong gradient or depth
+    assert all(r["min_margin_log"] >= 0 for r in rows)
+    last_k = res["pattern_horizon"] - 10 - 1
+    for r in rows:
+        if r["kind"] == "window":
+            # one hop per window: d(k) = floor(k / kappa) + 1, and an exponential decay
+            assert r["median_depth_far"] == last_k // r["kappa"] + 1
+            assert r["rate_per_step"] < -0.05
+        else:
+            # a random pattern's depth stays logarithmic: far below the window's at the same kappa
+            assert r["median_depth_far"] < 0.05 * (last_k // r["kappa"] + 1)
+            assert -1.0 < r["loglog_slope"] < 0.0

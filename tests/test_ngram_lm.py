@@ -6,8 +6,8 @@ import torch
 
 from seqmi.data.ngram import NgramLanguage, random_ngram_language
 from seqmi.models.ngram_lm import (
-    RNNLanguageModel, SSMLanguageModel, batch_tensors, complete, completion_accuracy,
-    explained_by_groups, hidden_states, influence_by_lag, pca_2d, train_language_model,
+    MODELS, RNNLanguageModel, SSMLanguageModel, batch_tensors, complete, completion_accuracy,
+    explained_by_groups, hidden_states, influence_by_lag, pca_2d, state_jacobian_norms, train_language_model,
 )
 from seqmi.theory.ngram_ssm import alternating_task, memorising_ssm, pieces_and_sign_changes
 
@@ -80,3 +80,29 @@ def test_piece_counting_bounds_sign_changes():
     # with as many neurons as points the construction memorises the alternating set
     w = memorising_ssm(x, y, 3, seed=0)
     np.testing.assert_allclose(w.outputs(x)[:, -1], y, atol=1e-9)
+
+
+@pytest.mark.parametrize("kind", ["ssm", "rnn"])
+def test_state_jacobian_norms_against_autograd(lang, kind):
+    torch.manual_seed(0)
+    model = MODELS[kind](len(lang.vocab), 4, 12)
+    prefixes = [s[:6] for s in lang.sentences if len(s) >= 6][:3]
+    norms = state_jacobian_norms(model, lang, prefixes, 4)
+    ids = torch.as_tensor(np.stack([lang.encode(p) for p in prefixes]))
+    x = model.embed(ids).detach()
+    for i in range(len(prefixes)):
+        for k in range(1, 5):
+            def last_state(h0, i=i, k=k):
+                # run the last k steps from h_(T-k) = h0
+                h = h0
+                for t in range(x.shape[1] - k, x.shape[1]):
+                    if kind == "ssm":
+                        h = model.A(h) + model.B(x[i, t])
+                    else:
+                        h = torch.relu(model.rnn.weight_ih_l0 @ x[i, t] + model.rnn.bias_ih_l0
+                                       + model.rnn.weight_hh_l0 @ h + model.rnn.bias_hh_l0)
+                return h
+            start = model.states(ids)[i, -k - 1].detach()
+            jac = torch.autograd.functional.jacobian(last_state, start)
+            # float32 model, float64 products: agreement to float32 rounding
+            assert norms[i, k] == pytest.approx(float(torch.linalg.matrix_norm(jac, ord=2)), rel=1e-5)

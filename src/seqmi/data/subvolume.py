@@ -56,6 +56,11 @@ MIXING = np.array([
 
 FAMILIES = ("subvolume", "logarithmic")
 PAIR_OPS = ("mix", "overwrite")
+METHODS = ("auto", "dense", "structured")
+# "auto" keeps one dense factor when it is small and serves many split points at once
+# (the whole split profile): below this size a dense Cholesky takes about a second
+_DENSE_AUTO_MAX = 4096
+_DENSE_AUTO_MIN_SPLITS = 16
 _MMT = MIXING @ MIXING.T
 
 
@@ -82,13 +87,16 @@ class SubvolumeGaussian:
     ``pair_op="mix"`` the log-determinant of the whole covariance follows the recursion
     ``ln det S_k = c ln det S_(k-1) + 2 * 4**(k-1) ln|det M| + 2 sum ln(a^2 - b^2)``
     (``c = 3`` or ``1`` copies of the layer below, ``a, b`` the boundary maps), because
-    layer ``k`` is a linear image of independent blocks. The bipartite MI then needs dense
-    Cholesky factors of the two sides only, and for an equal split one of them suffices:
-    the covariance is invariant under reversal of the sequence. At ``L = 4**7`` that is
-    one Cholesky factor of size 8,192 (about 20 s on two CPU cores), at ``4**8`` one of
-    size 32,768 (float64, 8.6 GB: a GPU via ``device``). Unequal splits use one factor too
-    (:meth:`bipartite_mi_splits`): the factor of a leading block holds those of all
-    smaller leading blocks, and by reversal the second part is one of them.
+    layer ``k`` is a linear image of independent blocks. The covariance is invariant under
+    reversal of the sequence, so both parts of a split are leading blocks.
+
+    For reading (b) the leading blocks follow the same recursion
+    (:class:`seqmi.data.subvolume_prefix.PrefixBlocks`): ``O(L)`` memory, under a second at
+    ``L = 4**9`` on two CPU cores. Reading (a) has no linear map on the samples and keeps
+    the dense path: one Cholesky factor of the larger part (size 8,192 at ``L = 4**7``,
+    about 20 s on two CPU cores; 32,768 at ``4**8``, float64, 8.6 GB: a GPU via
+    ``device``). Unequal splits use one dense factor too (:meth:`bipartite_mi_splits`):
+    the factor of a leading block holds those of all smaller leading blocks.
     """
 
     def __init__(self, layers: int, family: str = "subvolume", copies: int = 1, pair_op: str = "mix") -> None:
@@ -111,6 +119,7 @@ class SubvolumeGaussian:
         self._maps = self._layer_maps() if self.pair_op == "mix" else None
         self._entry = lru_cache(maxsize=None)(self._entry_uncached)
         self._chol: dict[Any, Any] = {}
+        self._prefix: Any = None
 
     # ------------------------------------------------------------------ structure
     def _layer_maps(self) -> list[tuple[NDArray[np.float64], NDArray[np.float64]]]:
@@ -271,7 +280,7 @@ class SubvolumeGaussian:
                      + 2.0 * np.log(a * a - b * b).sum())
         return float(value)
 
-    def bipartite_mi(self, ell: int | None = None, device: str | None = None) -> float:
+    def bipartite_mi(self, ell: int | None = None, device: str | None = None, method: str = "auto") -> float:
         """Exact ``I(z_{<ell}; z_{>=ell})`` in nats of the stacked sequence.
 
         Parameters
@@ -280,31 +289,34 @@ class SubvolumeGaussian:
             Size of the first part, ``1 <= ell < L``; default ``L // 2``.
         device : str, optional
             A torch device (``"cuda"``) for the dense Cholesky factors of the two sides;
-            ``None`` uses numpy (LAPACK) on the CPU.
+            ``None`` uses numpy (LAPACK) on the CPU. The structured path runs on the CPU.
+        method : {"auto", "dense", "structured"}
+            ``"structured"``: the layer recursion of
+            :class:`~seqmi.data.subvolume_prefix.PrefixBlocks` (reading (b) only);
+            ``"dense"``: Cholesky factors of the two parts; ``"auto"``: structured for
+            reading (b), dense for reading (a).
 
         Returns
         -------
         float
         """
         ell = self.length // 2 if ell is None else check_int("ell", ell, 1, self.length - 1)
-        left = _logdet(self._block(self.layers, 0, ell), device)
-        # the covariance is invariant under reversing the sequence (the cross-row Gram
-        # matrices are invariant under k -> 3 - k, and so are the boundary maps), so the
-        # two halves of an equal split have the same log-determinant
-        right = left if 2 * ell == self.length else _logdet(self._block(self.layers, ell, self.length), device)
-        return float(0.5 * self.copies * (left + right - self.logdet(device)))
+        return float(self.bipartite_mi_splits([ell], device=device, method=method)[0])
 
-    def bipartite_mi_splits(self, ells: Sequence[int], device: str | None = None) -> NDArray[np.float64]:
+    def bipartite_mi_splits(self, ells: Sequence[int], device: str | None = None,
+                            method: str = "auto") -> NDArray[np.float64]:
         """Exact ``I(z_{<ell}; z_{>=ell})`` in nats of the stacked sequence at many split points.
 
-        One dense Cholesky factor serves every split. The factor of a leading block
-        ``S[:n, :n]`` is the leading block of the factor of any larger leading block, so
-        the log-determinants of all leading blocks up to ``n`` are the cumulative sums of
-        ``2 ln C_ii``. Reversal invariance of the covariance gives the second part's
-        log-determinant as that of the leading block of the same size, and the log-det of
-        the whole matrix comes from the layer recursion (:meth:`logdet`). The cost is one
-        factor of size ``max(max(ell, L - ell))``: ``3L/4`` for the splits ``L/ell = 2, 3, 4``
-        together, ``L - 1`` for the whole profile ``ell = 1 .. L-1``.
+        Reversal invariance of the covariance makes the second part's log-determinant that
+        of the leading block of the same size, and the log-det of the whole matrix comes
+        from the layer recursion (:meth:`logdet`), so every split needs log-determinants of
+        leading blocks only. The structured path computes each through the layer recursion
+        (``O(L)`` work and memory per split). The dense path uses one Cholesky factor for
+        every split: the factor of a leading block ``S[:n, :n]`` is the leading block of the
+        factor of any larger leading block, so the log-determinants of all leading blocks up
+        to ``n`` are the cumulative sums of ``2 ln C_ii``. Its cost is one factor of size
+        ``max(max(ell, L - ell))``: ``3L/4`` for the splits ``L/ell = 2, 3, 4`` together,
+        ``L - 1`` for the whole profile ``ell = 1 .. L-1``.
 
         Parameters
         ----------
@@ -312,6 +324,9 @@ class SubvolumeGaussian:
             Sizes of the first part, each in ``[1, L - 1]``.
         device : str, optional
             A torch device for the dense Cholesky factor; ``None`` uses numpy on the CPU.
+        method : {"auto", "dense", "structured"}
+            As in :meth:`bipartite_mi`; ``"auto"`` also keeps the dense factor for reading
+            (b) when it is at most 4,096 wide and serves more than 16 split points.
 
         Returns
         -------
@@ -321,10 +336,66 @@ class SubvolumeGaussian:
         if not ells:
             raise ValueError("ells must hold at least one split point")
         n = max(max(e, self.length - e) for e in ells)
-        diag = _cholesky_diagonal(self._block(self.layers, 0, n), device)
-        prefix = np.concatenate([[0.0], np.cumsum(2.0 * np.log(diag))])
         total = self.logdet(device)
+        if self._split_method(method, n, len(ells)) == "structured":
+            blocks = self.prefix_blocks()
+            prefix = {e: blocks.logdet(self.layers, e) for e in {*ells, *(self.length - e for e in ells)}}
+        else:
+            diag = _cholesky_diagonal(self._block(self.layers, 0, n), device)
+            prefix = np.concatenate([[0.0], np.cumsum(2.0 * np.log(diag))])
         return np.array([0.5 * self.copies * (prefix[e] + prefix[self.length - e] - total) for e in ells])
+
+    def _split_method(self, method: str, n: int, count: int) -> str:
+        check_choice("method", method, METHODS)
+        if method == "structured" and self.pair_op != "mix":
+            raise ValueError("method='structured' needs pair_op='mix': reading (a) overwrites covariance "
+                             "entries without a linear map on the samples, so only method='dense' applies")
+        if method != "auto":
+            return method
+        if self.pair_op != "mix" or (n <= _DENSE_AUTO_MAX and count > _DENSE_AUTO_MIN_SPLITS):
+            return "dense"
+        return "structured"
+
+    def prefix_blocks(self) -> Any:
+        """The layer recursion for leading covariance blocks (reading (b); cached).
+
+        Returns
+        -------
+        seqmi.data.subvolume_prefix.PrefixBlocks
+        """
+        if self._prefix is None:
+            from seqmi.data.subvolume_prefix import PrefixBlocks  # imports this module
+
+            self._prefix = PrefixBlocks(self)
+        return self._prefix
+
+    def cross_rank(self, ell: int | None = None, rtol: float = 1e-10) -> int:
+        """Rank of the cross-covariance ``Cov(z_{<ell}, z_{>=ell})`` of one copy (dense, ``layers <= 6``).
+
+        The rank is the number of non-zero canonical correlations ``rho_i`` between the two
+        parts, and ``I = -1/2 sum_i ln(1 - rho_i^2)`` per copy: it counts the modes that carry
+        the bipartite MI. For an equal split of reading (b) the halves of layer ``k`` before
+        the boundary maps are invertible images of the halves of the ``c`` copies and of
+        fresh normals, so the rank is ``c`` times that of layer ``k-1``; the one boundary
+        pair that straddles the cut adds at most 2.
+
+        Parameters
+        ----------
+        ell : int, optional
+            Size of the first part; default ``L // 2``.
+        rtol : float
+            Singular values below ``rtol`` times the largest count as zero.
+
+        Returns
+        -------
+        int
+        """
+        if self.layers > 6:
+            raise ValueError(f"cross_rank forms the dense cross-covariance: layers must be at most 6, "
+                             f"got {self.layers}")
+        ell = self.length // 2 if ell is None else check_int("ell", ell, 1, self.length - 1)
+        values = np.linalg.svd(self.covariance()[:ell, ell:], compute_uv=False)
+        return int((values > rtol * values[0]).sum())
 
     def sample(self, n: int, seed: int | np.random.Generator) -> NDArray[np.float64]:
         """Draw ``n`` independent stacked sequences.

@@ -296,6 +296,50 @@ def influence_by_lag(model: nn.Module, language: NgramLanguage, prefixes: Sequen
     return out
 
 
+@torch.no_grad()
+def state_jacobian_norms(model: nn.Module, language: NgramLanguage, prefixes: Sequence[Sequence[str]],
+                         max_lag: int, device: torch.device | str = "cpu") -> NDArray[np.float64]:
+    """Operator norms ``||d h_T / d h_(T-k)||_2`` along real prefixes, ``k = 0 .. max_lag``.
+
+    Section 5.2 bounds the effective context window by the Lipschitz norm of the state map.
+    For the SSM the Jacobian is ``A^k`` whatever the words; for the ReLU RNN it is
+    ``D_T W D_(T-1) W ... D_(T-k+1) W`` with ``D_t = diag(h_t > 0)``, so it depends on the
+    prefix: the local Lipschitz constant of the map from ``h_(T-k)`` to ``h_T`` along it.
+
+    Parameters
+    ----------
+    model : SSMLanguageModel or RNNLanguageModel
+    language : NgramLanguage
+    prefixes : sequence of sentences
+        All of one length greater than ``max_lag``.
+    max_lag : int
+    device : torch.device or str
+
+    Returns
+    -------
+    ndarray, shape (len(prefixes), max_lag + 1)
+        Row ``i``: the norms along prefix ``i`` (1 at ``k = 0``).
+    """
+    check_int("max_lag", max_lag, 0)
+    lengths = {len(p) for p in prefixes}
+    if len(lengths) != 1 or lengths.pop() <= max_lag:
+        raise ValueError("prefixes must share one length greater than max_lag")
+    dev = torch.device(device)
+    ids = torch.as_tensor(np.stack([language.encode(p) for p in prefixes]), device=dev)
+    W = torch.as_tensor(model.transition(), device=dev)
+    n = W.shape[0]
+    if isinstance(model, RNNLanguageModel):
+        active = (model.states(ids) > 0).double()  # (N, T, n): the ReLU's derivative at each step
+    else:
+        active = torch.ones(ids.shape[0], ids.shape[1], n, dtype=torch.float64, device=dev)
+    jac = torch.eye(n, dtype=torch.float64, device=dev).expand(ids.shape[0], n, n)
+    out = [torch.ones(ids.shape[0], dtype=torch.float64, device=dev)]
+    for k in range(1, max_lag + 1):
+        jac = jac @ (active[:, -k, :, None] * W)  # one more step back: d h_(T-k+1) / d h_(T-k)
+        out.append(torch.linalg.matrix_norm(jac, ord=2))
+    return torch.stack(out, 1).cpu().numpy()
+
+
 def explained_by_groups(states: NDArray[np.float64], labels: Sequence[object]) -> float:
     """Fraction of the states' total variance explained by the group means (1 - within/total).
 

@@ -457,21 +457,9 @@ def sparse_path_bound(kappa: int, depth: int, lam: float) -> float:
 
 def sparse_linear_norms(lams: ArrayLike, pattern: object, T: int) -> NDArray[np.float64]:
     """``||d s_m / d h_{g_1}||_F`` for ``m = g_1 .. T-1``, diagonal linear ``V = diag(lams)``,
-    ``f(h, c) = h + c`` and the fixed pattern ``pattern`` (a ``SparseAttention``), exactly.
-
-    Uses ``s_m = h_m + mean_{i in A_m} h_i`` and ``h_{m+1} = V s_m``, one eigenvalue at a time.
+    ``f(h, c) = h + c`` and the fixed pattern ``pattern`` (a ``SparseAttention``), exactly
+    (:func:`seqmi.theory.sparse_patterns.pattern_linear_norms` from the chain's first state).
     """
-    lam = np.asarray(lams, dtype=np.float64)
-    t = pattern.first
-    g = {t: np.ones_like(lam)}          # d h_i / d h_t, i >= t (states before t do not depend on it)
-    out = np.empty(T - t)
-    for i, m in enumerate(range(t, T)):
-        idx = pattern.attended(m)
-        c = sum(g.get(j, 0.0) for j in idx) / len(idx)
-        sm = g[m] + c
-        out[i] = np.sqrt(np.sum(sm**2))
-        g[m + 1] = lam * sm
-        # only states still attended in the future are needed: the chain and the current one
-        keep = set(pattern.chain()) | {m + 1}
-        g = {j: v for j, v in g.items() if j in keep}
-    return out
+    from seqmi.theory.sparse_patterns import pattern_linear_norms
+
+    return pattern_linear_norms(lams, pattern.attended, pattern.first, T)
