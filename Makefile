@@ -43,16 +43,30 @@ test: $(STAMP)
 
 install: $(STAMP)
 
-# torch is installed only when the venv cannot import one already: a GPU user who
-# created the venv with VENV_ARGS=--system-site-packages keeps the CUDA build they have.
-$(STAMP): pyproject.toml requirements/lock.txt requirements/nodeps.txt requirements/torch.txt
+# One resolver pass over requirements/lock.txt, which pins every package, torch included:
+# the environment that is tested is the one that was locked. Plain pip rather than uv,
+# because pip honours the user's own pip configuration (index, find-links, proxy,
+# certificates): where those sources offer a `+cpu` torch wheel, `torch==X` picks it
+# (X+cpu sorts above X) and no CUDA library is downloaded. uv reads no pip.conf and
+# would fall back to PyPI's CUDA build; with every version pinned, resolving is not
+# the slow part anyway (downloading and unpacking is). A venv created with
+# VENV_ARGS=--system-site-packages that already sees a torch outside itself (a GPU
+# node's CUDA build) keeps it: only then is torch left out of the pass.
+$(STAMP): pyproject.toml requirements/lock.txt requirements/nodeps.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV_ARGS) $(VENV)
-	$(PIP) -r requirements/lock.txt
+	if $(PY) -c "$$SYSTEM_TORCH" 2>/dev/null; then \
+	  echo "reusing the torch outside the venv: $$($(PY) -c 'import torch; print(torch.__version__, torch.__file__)')"; \
+	  grep -v '^torch==' requirements/lock.txt > $(VENV)/lock.txt; \
+	else cp requirements/lock.txt $(VENV)/lock.txt; fi
+	$(PIP) -r $(VENV)/lock.txt
 	$(PIP) --no-deps -r requirements/nodeps.txt
-	$(PY) -c "import torch" 2>/dev/null || $(PIP) -r requirements/torch.txt
 	$(PIP) --no-deps --no-build-isolation -e .
 	$(PY) -m seqmi.book mathjax $(MATHJAX_ARGS)
 	touch $(STAMP)
+
+# exit 0 when torch imports from outside the venv (system site packages), else non-zero
+export SYSTEM_TORCH := import sys, pathlib, torch; \
+sys.exit(pathlib.Path(torch.__file__).resolve().is_relative_to(pathlib.Path(sys.prefix).resolve()))
 
 clean:
 	rm -rf _build

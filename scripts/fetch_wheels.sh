@@ -24,9 +24,14 @@ for tag in manylinux_2_28_x86_64 manylinux_2_27_x86_64 manylinux_2_24_x86_64 \
   platforms+=(--platform "$tag")
 done
 mkdir -p "$dest"
+# torch is left out: the node keeps its own CUDA build (VENV_ARGS=--system-site-packages),
+# and `make` then leaves torch out of its pass too.
+lock=$(mktemp)
+trap 'rm -f "$lock"' EXIT
+grep -v '^torch==' requirements/lock.txt > "$lock"
 python3 -m pip download --disable-pip-version-check -q --no-deps --only-binary=:all: \
   --implementation cp --python-version "$pyver" "${platforms[@]}" \
-  -r requirements/lock.txt -r requirements/nodeps.txt -d "$dest"
+  -r "$lock" -r requirements/nodeps.txt -d "$dest"
 # MathJax for an offline-readable book (checked against its checksum when installed).
 version=$(sed -n 's/^MATHJAX_VERSION = "\(.*\)"$/\1/p' src/seqmi/book.py)
 [ -f "$dest/mathjax-$version.tgz" ] ||

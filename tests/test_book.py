@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -52,6 +53,53 @@ def test_undeclared_or_mistyped_override_is_rejected():
         book.check_overrides(ROOT, CHAPTERS[0], {"seed": "zero"})
 
 
+def test_overrides_from_the_command_line_are_typed_like_papermill():
+    got = book.cli_overrides(pairs=[["max_lag", "40"], ["q", "0.2"], ["device", "cpu"], ["flag", "True"]],
+                             raw=[["name", "40"]], yaml_texts=["max_lag: 10\nradii: [0.5, 0.9]"])
+    assert got == {"max_lag": 40, "radii": [0.5, 0.9], "q": 0.2, "device": "cpu", "flag": True, "name": "40"}
+    with pytest.raises(book.BookError, match="expected a mapping of parameter names"):
+        book.cli_overrides(yaml_texts=["- 1"])
+
+
+def test_bad_override_names_what_is_allowed():
+    chapter = "00_mutual_information"
+    with pytest.raises(book.BookError, match=r"undeclared parameter\(s\) \['max_lagg'\]; declared: n_seq: int"):
+        book.check_overrides(ROOT, chapter, {"max_lagg": 40}, "-p")
+    with pytest.raises(book.BookError, match="max_lag='forty' is not of the declared type int; max_lag must be an int"):
+        book.check_overrides(ROOT, chapter, {"max_lag": "forty"}, "-p")
+    with pytest.raises(book.BookError, match=r"device='gpu' is not allowed; device must be one of \"auto\", \"cpu\""):
+        book.check_overrides(ROOT, chapter, {"device": "gpu"}, "-p")
+    # papermill types `-p q 1` as an int: a float parameter takes it as 1.0
+    assert book.check_overrides(ROOT, chapter, {"q": 1, "max_lag": 40}, "-p") == {"q": 1.0, "max_lag": 40}
+    proc = subprocess.run([sys.executable, "-m", "seqmi.book", "execute", "--only", "00", "-p", "max_lag", "4.5"],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 1 and "max_lag=4.5 is not of the declared type int" in proc.stderr
+
+
+def test_list_agrees_with_papermill_help_notebook(tmp_path):
+    import jupytext
+    import papermill
+
+    listed = subprocess.run([sys.executable, "-m", "seqmi.book", "list"], cwd=ROOT,
+                            capture_output=True, text=True, check=True).stdout
+    for chapter in CHAPTERS:
+        ipynb = tmp_path / f"{chapter}.ipynb"
+        jupytext.write(book.read_chapter(ROOT, chapter), ipynb)
+        inferred = papermill.inspect_notebook(str(ipynb))
+        ours = book.declared_parameters(book.read_chapter(ROOT, chapter))
+        assert list(inferred) == list(ours), f"{chapter}: parameter names differ from papermill's"
+        for name, p in inferred.items():
+            assert (p["inferred_type_name"], p["default"], p["help"]) == \
+                (ours[name].type, ours[name].literal, ours[name].help), f"{chapter}.{name}"
+            line = f"  {name}: {p['inferred_type_name']} (default {p['default']})  {p['help']}"
+            assert line in listed.splitlines(), f"`list` does not show {line!r}"
+    # the papermill command line itself, on one chapter
+    proc = subprocess.run([str(Path(sys.executable).with_name("papermill")), "--help-notebook",
+                           str(tmp_path / f"{CHAPTERS[0]}.ipynb")], capture_output=True, text=True, check=True)
+    assert "device: str (default \"auto\")" in proc.stdout
+    assert 'allowed: one of "auto", "cpu", "cuda"' in listed
+
+
 def test_parameters_cell_must_come_first():
     import nbformat
 
@@ -82,15 +130,6 @@ def test_no_notebook_is_committed():
     tracked = subprocess.run(["git", "ls-files", "*.ipynb"], cwd=ROOT, capture_output=True,
                              text=True, check=True).stdout
     assert tracked == ""
-
-
-def test_environment_yml_reuses_the_lock():
-    env = yaml.safe_load((ROOT / "environment.yml").read_text())
-    pip_section = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
-    assert "-r requirements/lock.txt" in pip_section
-    lock = (ROOT / "requirements" / "lock.txt").read_text().split()
-    assert all("==" in line for line in lock), "every lock entry must be pinned exactly"
-    assert any(line.startswith("jupyter-book==1.") for line in lock)
 
 
 @pytest.mark.book
@@ -167,3 +206,33 @@ def test_partial_toc_keeps_prose_and_selected_chapters():
     ]}
     kept = book._filter_toc(toc, {"00_a"})
     assert kept["parts"] == [{"caption": "A", "chapters": [{"file": "book/notation"}, {"file": "notebooks/00_a"}]}]
+
+
+@pytest.mark.book
+def test_execute_sets_parameters_like_papermill(tmp_path):
+    root = _tiny_book(tmp_path, 'print(f"seed is {seed}, device is {device}")')
+    bad = _cli(root, "execute", "-p", "sead", "7")
+    assert bad.returncode == 1 and "undeclared parameter(s) ['sead']; declared: seed: int" in bad.stderr
+    assert not (root / "_build" / "quick" / "executed").exists(), "a rejected override must stop before executing"
+    done = _cli(root, "execute", "-y", "seed: 5\ndevice: cpu", "-p", "seed", "7")
+    assert done.returncode == 0, done.stderr[-3000:]
+    executed = (root / "_build" / "quick" / "executed" / "00_tiny.ipynb").read_text()
+    assert "seed is 7, device is cpu" in executed  # -p wins over -y, as in papermill
+    provenance = json.loads((root / "_build" / "quick" / "artifacts" / "00_tiny" / "provenance.json").read_text())
+    assert provenance["parameters"] == {"seed": 7, "device": "cpu"}
+
+
+@pytest.mark.book
+def test_readme_plain_papermill_recipe(tmp_path):
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"```bash\n(mkdir -p _build/mine\n.*?)```", readme, re.S)
+    assert block, "README lost its plain jupytext | papermill recipe"
+    script = block.group(1).replace(".venv/bin/", f"{Path(sys.executable).parent}/")
+    script = script.replace("_build/mine", str(tmp_path / "mine"))
+    proc = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    executed = json.loads((tmp_path / "mine" / "00.ipynb").read_text())
+    injected = [c for c in executed["cells"] if "injected-parameters" in c["metadata"].get("tags", [])]
+    assert injected and "max_lag = 40" in "".join(injected[0]["source"])
+    results = json.loads((tmp_path / "mine" / "00" / "results.json").read_text())
+    assert results["chapter"] == "00_mutual_information"

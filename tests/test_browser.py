@@ -77,3 +77,39 @@ def test_intro_and_primer_render_offline(book_run, browser):
     assert primer["mathjax"] > 5, "the primer's equations were not typeset"
     assert len(primer["images"]) >= 2, "the primer's figures are missing"
     assert all(w > 0 for w in primer["images"]), f"an image failed to load: {primer['images']}"
+
+
+def test_chapter_links_to_its_api_page(book_run, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    html = book_run.html().parent
+    _open(browser, html / "notebooks" / "00_mutual_information.html", "primer-api-link")
+    link = browser.find_element(By.CSS_SELECTOR, 'article a[href$="api/info.html#seqmi.info.two_point_mi"]')
+    link.click()
+    target = (html / "book" / "api" / "info.html").as_uri() + "#seqmi.info.two_point_mi"
+    WebDriverWait(browser, 60).until(lambda b: b.current_url == target and
+                                     b.execute_script("return document.readyState") == "complete")
+    entry = browser.find_element(By.ID, "seqmi.info.two_point_mi")
+    assert entry.is_displayed() and "two_point_mi" in entry.text
+    described = browser.execute_script("return arguments[0].parentElement.querySelector('dd').innerText", entry)
+    assert "Parameters" in described, "the API entry shows no parameter list"
+    browser.save_screenshot(str(SHOTS / "api-info.png"))
+
+
+def test_download_menu_offers_source_and_notebook_offline(book_run, browser):
+    from selenium.webdriver.common.by import By
+    from urllib.parse import unquote, urlparse
+
+    html = book_run.html().parent
+    _open(browser, html / "notebooks" / "00_mutual_information.html", "primer-downloads")
+    browser.find_element(By.CSS_SELECTOR, 'button[aria-label="Download this page"]').click()
+    links = {}
+    for css in ("a.btn-download-chapter-source-button", "a.btn-download-source-button"):
+        link = browser.find_element(By.CSS_SELECTOR, css)
+        assert link.is_displayed(), f"{css} is not shown in the opened download menu"
+        links[link.text.strip()] = Path(unquote(urlparse(link.get_attribute("href")).path))
+    assert set(links) == {".md", ".ipynb"}, links
+    assert links[".md"].read_text() == (ROOT / "notebooks" / "00_mutual_information.md").read_text()
+    assert '"outputs"' in links[".ipynb"].read_text()
+    browser.save_screenshot(str(SHOTS / "primer-downloads.png"))

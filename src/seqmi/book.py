@@ -3,7 +3,7 @@
 Usage (from the book root, the folder holding ``_toc.yml``)::
 
     python -m seqmi.book list
-    python -m seqmi.book execute --profile quick|full [--only ID ...]
+    python -m seqmi.book execute --profile quick|full [--only ID ...] [-p NAME VALUE ...] [-y YAML]
     python -m seqmi.book build   --profile quick|full
     python -m seqmi.book record  --profile full [--only ID ...]
     python -m seqmi.book mathjax [--tarball PATH]
@@ -30,6 +30,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -63,12 +64,49 @@ class BookError(RuntimeError):
 
 @dataclass(frozen=True)
 class Parameter:
-    """One declared chapter parameter: ``name: type = default  # help``."""
+    """One declared chapter parameter: ``name: type = default  # help``.
+
+    Attributes
+    ----------
+    name : str
+        The variable name.
+    type : str
+        The annotation as written (``int``, ``float``, ``str``, ``bool``, ``list``).
+    default : Any
+        The default (quick-profile) value.
+    help : str
+        The comment after the assignment.
+    literal : str
+        The default as written in the cell (``1e-3``), as papermill shows it.
+    """
 
     name: str
     type: str
     default: Any
     help: str
+    literal: str = ""
+
+    @property
+    def choices(self) -> tuple[str, ...] | None:
+        """The allowed strings, when the comment starts by listing them (``"auto" | "cpu" | "cuda"``)."""
+        match = _CHOICES.match(self.help)
+        if not match or not isinstance(self.default, str):
+            return None
+        return tuple(re.findall(r'"([^"]*)"', match.group(0)))
+
+    def allowed(self) -> str:
+        """What a value of this parameter may be, in words."""
+        if self.choices:
+            return "one of " + ", ".join(f'"{c}"' for c in self.choices)
+        if isinstance(self.default, list):
+            kinds = sorted({type(v).__name__ for v in self.default})
+            return f"a list of {' or '.join(kinds) or 'values'}"
+        return {bool: "True or False", int: "an int", float: "a float (an int is accepted)",
+                str: "a string"}.get(type(self.default), f"a {type(self.default).__name__}")
+
+
+# a comment that starts by listing the allowed strings: "auto" | "cpu" | "cuda"
+_CHOICES = re.compile(r'^"[^"]*"(\s*\|\s*"[^"]*")+')
 
 
 # ---------------------------------------------------------------- chapters and parameters
@@ -157,7 +195,8 @@ def declared_parameters(notebook: Any) -> dict[str, Parameter]:
                             "is not a literal") from err
         line = lines[stmt.lineno - 1]
         help_text = line.split("#", 1)[1].strip() if "#" in line else ""
-        params[stmt.target.id] = Parameter(stmt.target.id, ast.unparse(stmt.annotation), default, help_text)
+        params[stmt.target.id] = Parameter(stmt.target.id, ast.unparse(stmt.annotation), default, help_text,
+                                           ast.get_source_segment(source, stmt.value) or repr(default))
     return params
 
 
@@ -171,18 +210,118 @@ def profile_overrides(root: Path, chapter: str, profile: str) -> dict[str, Any]:
     return dict((table.get(profile) or {}).get(chapter) or {})
 
 
-def check_overrides(root: Path, chapter: str, overrides: dict[str, Any]) -> None:
-    """Reject override names a chapter does not declare (papermill would only warn)."""
+def check_overrides(root: Path, chapter: str, overrides: dict[str, Any], source: str = "profile") -> dict[str, Any]:
+    """Check override names, types and choices against the chapter's declared parameters.
+
+    papermill only warns on an unknown name and injects any type; here both are errors
+    that list what the chapter allows, raised before anything runs.
+
+    Parameters
+    ----------
+    root : Path
+        The book root.
+    chapter : str
+        The chapter id.
+    overrides : dict
+        Parameter values to inject.
+    source : str
+        Where the values come from, for the message (``"profile"``, ``"-p"``).
+
+    Returns
+    -------
+    dict
+        ``overrides`` with ints given for float parameters converted to float.
+
+    Raises
+    ------
+    BookError
+        If a name is not declared, a value has the wrong type, or a string is not one
+        of the choices listed in the parameter's comment.
+    """
     declared = declared_parameters(read_chapter(root, chapter))
+    allowed = ", ".join(f"{p.name}: {p.type}" + (f" {list(p.choices)}" if p.choices else "")
+                        for p in declared.values())
     unknown = sorted(set(overrides) - set(declared))
     if unknown:
-        raise BookError(f"{chapter}: profile sets undeclared parameter(s) {unknown}; "
-                        f"declared: {sorted(declared)}")
+        raise BookError(f"{chapter}: {source} sets undeclared parameter(s) {unknown}; "
+                        f"declared: {allowed}")
+    checked = {}
     for name, value in overrides.items():
-        expected = type(declared[name].default)
-        if not isinstance(value, expected) or isinstance(value, bool) != isinstance(declared[name].default, bool):
-            raise BookError(f"{chapter}: profile value {name}={value!r} is not of the declared "
-                            f"type {declared[name].type}")
+        param = declared[name]
+        if isinstance(param.default, float) and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        expected = type(param.default)
+        if not isinstance(value, expected) or isinstance(value, bool) != isinstance(param.default, bool):
+            raise BookError(f"{chapter}: {source} value {name}={value!r} is not of the declared "
+                            f"type {param.type}; {name} must be {param.allowed()}")
+        if param.choices and value not in param.choices:
+            raise BookError(f"{chapter}: {source} value {name}={value!r} is not allowed; "
+                            f"{name} must be {param.allowed()}")
+        checked[name] = value
+    return checked
+
+
+def cli_overrides(pairs: list[list[str]] | None = None, raw: list[list[str]] | None = None,
+                  yaml_texts: list[str] | None = None, yaml_files: list[Path] | None = None) -> dict[str, Any]:
+    """Parameter values given as papermill gives them, merged in papermill's order.
+
+    ``-f FILE`` (YAML file), then ``-y TEXT`` (YAML string), then ``-p NAME VALUE``
+    (``True``/``False``/``None``, an int or a float when ``VALUE`` parses as one, else a
+    string), then ``-r NAME VALUE`` (always a string); later ones win.
+
+    Raises
+    ------
+    BookError
+        If a YAML file is missing or a YAML text is not a mapping of names to values.
+    """
+    merged: dict[str, Any] = {}
+    texts = []
+    for path in yaml_files or []:
+        if not Path(path).is_file():
+            raise BookError(f"-f: no parameters file {path}")
+        texts.append((f"-f {path}", Path(path).read_text()))
+    texts += [(f"-y {text!r}", text) for text in yaml_texts or []]
+    for origin, text in texts:
+        try:
+            loaded = yaml.safe_load(text)
+        except yaml.YAMLError as err:
+            raise BookError(f"{origin}: not valid YAML ({err})") from err
+        if not isinstance(loaded, dict) or not all(isinstance(k, str) for k in loaded):
+            raise BookError(f"{origin}: expected a mapping of parameter names to values, got {loaded!r}")
+        merged.update(loaded)
+    for name, value in pairs or []:
+        merged[name] = _papermill_value(value)
+    for name, value in raw or []:
+        merged[name] = value
+    return merged
+
+
+def _papermill_value(text: str) -> Any:
+    """The value papermill's ``-p`` gives ``text`` (its ``_resolve_type``)."""
+    if text in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[text]
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def describe_parameters(root: Path, chapter: str) -> str:
+    """A chapter's parameters as papermill's ``--help-notebook`` lists them, plus what is allowed.
+
+    One line per parameter: ``name: type (default LITERAL)  comment``, then the allowed
+    values and the value each other profile sets.
+    """
+    table = yaml.safe_load((root / PROFILES_FILE).read_text()) or {}
+    lines = [f"Parameters of {chapter} ({chapter_path(root, chapter).relative_to(root)}):"]
+    for p in declared_parameters(read_chapter(root, chapter)).values():
+        lines.append(f"  {p.name}: {p.type} (default {p.literal})  {p.help}")
+        profiles = [f"{name}: {((table.get(name) or {}).get(chapter) or {})[p.name]!r}"
+                    for name in table if p.name in ((table.get(name) or {}).get(chapter) or {})]
+        lines.append(f"      allowed: {p.allowed()}" + (f"; {', '.join(profiles)}" if profiles else ""))
+    return "\n".join(lines)
 
 
 # ---------------------------------------------------------------- execution
@@ -219,9 +358,10 @@ def execute(root: Path, profile: str, only: list[str] | None = None,
     selected = select(root, only)
     plans = {}
     for chapter in selected:  # validate every chapter before executing any
-        overrides = {**profile_overrides(root, chapter, profile), **(extra or {})}
-        check_overrides(root, chapter, overrides)
-        plans[chapter] = overrides
+        if extra and "out_dir" in extra:
+            raise BookError("out_dir is set by execute (under the output folder); it cannot be overridden")
+        plans[chapter] = {**check_overrides(root, chapter, profile_overrides(root, chapter, profile)),
+                          **check_overrides(root, chapter, extra or {}, "-p/-y")}
     out = out or build_dir(root, profile)
     manifest_path = out / "manifest.json"
     manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
@@ -326,6 +466,8 @@ def stage(root: Path, profile: str, out: Path | None = None, only: list[str] | N
     staged.mkdir(parents=True)
     config = yaml.safe_load((root / "_config.yml").read_text())
     config.setdefault("execute", {})["execute_notebooks"] = "off"
+    # the chapters' jupytext sources, offered next to the executed .ipynb (seqmi._sphinx)
+    config.setdefault("sphinx", {}).setdefault("config", {})["seqmi_chapter_sources"] = str(root / "notebooks")
     (staged / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False))
     toc = _filter_toc(yaml.safe_load((root / "_toc.yml").read_text()), set(selected))
     (staged / "_toc.yml").write_text(yaml.safe_dump(toc, sort_keys=False))
@@ -335,7 +477,83 @@ def stage(root: Path, profile: str, out: Path | None = None, only: list[str] | N
     (staged / "notebooks").mkdir()
     for chapter in selected:
         shutil.copy2(out / "executed" / f"{chapter}.ipynb", staged / "notebooks" / f"{chapter}.ipynb")
+        _insert_run_box(staged / "notebooks" / f"{chapter}.ipynb", run_box(root, chapter, profile, out))
     return staged
+
+
+def run_box(root: Path, chapter: str, profile: str, out: Path | None = None) -> str:
+    """The chapter's "Run this chapter" box, as MyST Markdown, from recorded data only.
+
+    One row per profile (quick, then those of ``notebooks/profiles.yml``): the command,
+    the wall time and device of a recorded run, and whether a GPU was needed. The
+    profile being built reads this build's ``provenance.json`` (under ``out``); the
+    others read ``results/<profile>/<chapter>/provenance.json``.
+
+    Parameters
+    ----------
+    root : Path
+        The book root.
+    chapter : str
+        The chapter id.
+    profile : str
+        The profile this book is built with.
+    out : Path, optional
+        The folder :func:`execute` wrote into; ``_build/<profile>`` by default.
+    """
+    out = out or build_dir(root, profile)
+    table = yaml.safe_load((root / PROFILES_FILE).read_text()) or {}
+    short = chapter.split("_", 1)[0]
+    rows = ["| profile | command | recorded run | GPU |", "| --- | --- | --- | --- |"]
+    for name in ["quick", *[p for p in table if p != "quick"]]:
+        command = f"`python -m seqmi.book execute --profile {name} --only {short}`"
+        folder = out / "artifacts" / chapter if name == profile else root / "results" / name / chapter
+        prov_path = folder / PROVENANCE_FILE
+        prov = json.loads(prov_path.read_text()) if prov_path.is_file() else None
+        rows.append(f"| {name} | {command} | {_recorded(prov)} | {_needs_gpu(name, prov)} |")
+    source = chapter_path(root, chapter).relative_to(root).as_posix()
+    return "\n".join([
+        ":::{admonition} Run this chapter",
+        ":class: tip",
+        "",
+        *rows,
+        "",
+        f"Set any parameter on top of a profile with papermill's flags, e.g. `-p seed 1`; "
+        f"`python -m seqmi.book list` shows them all. Plain papermill: "
+        f"`jupytext --to ipynb -o - {source} | papermill - out.ipynb -p seed 1`.",
+        ":::",
+    ])
+
+
+def _recorded(prov: dict[str, Any] | None) -> str:
+    if prov is None:
+        return "not recorded"
+    wall = float(prov.get("wall_s", float("nan")))
+    shown = f"{wall:.0f} s" if wall < 120 else f"{wall / 60:.0f} min"
+    return f"{shown} on {prov.get('device', '?')} ({prov.get('machine', '?')}), {prov.get('date', '?')}"
+
+
+def _needs_gpu(profile: str, prov: dict[str, Any] | None) -> str:
+    if prov is None:
+        # the quick profile is sized for two CPU cores (the parameters cell); the others
+        # for one GPU (profiles.yml), until a run shows otherwise
+        return "no" if profile == "quick" else "unknown: plan for one"
+    return "yes" if str(prov.get("device", "cpu")).startswith("cuda") else "no"
+
+
+def _insert_run_box(notebook_path: Path, box: str) -> None:
+    """Put ``box`` right under the chapter's title (the first ``# `` line)."""
+    notebook = json.loads(notebook_path.read_text())
+    for cell in notebook["cells"]:
+        if cell["cell_type"] != "markdown":
+            continue
+        lines = "".join(cell["source"]).split("\n")
+        title = next((i for i, line in enumerate(lines) if line.startswith("# ")), None)
+        if title is None:
+            raise BookError(f"{notebook_path.name}: the first Markdown cell has no `# title` line")
+        rest = lines[title + 1:]
+        cell["source"] = "\n".join([*lines[:title + 1], "", box, *([""] if rest and rest[0] else []), *rest])
+        break
+    notebook_path.write_text(json.dumps(notebook, indent=1) + "\n")
 
 
 def _filter_toc(node: Any, keep: set[str]) -> Any:
@@ -463,6 +681,15 @@ def _parser() -> argparse.ArgumentParser:
         if name == "execute":
             cmd.add_argument("--device", choices=("auto", "cpu", "cuda"), default=None,
                              help="override every chapter's device parameter")
+            # papermill's own flags, applied on top of the profile
+            cmd.add_argument("-p", "--parameters", nargs=2, action="append", metavar=("NAME", "VALUE"),
+                             help="set a parameter; VALUE is typed as papermill types it")
+            cmd.add_argument("-r", "--parameters_raw", nargs=2, action="append", metavar=("NAME", "VALUE"),
+                             help="set a parameter to the string VALUE")
+            cmd.add_argument("-y", "--parameters_yaml", action="append", metavar="YAML",
+                             help='parameters as a YAML string, e.g. "max_lag: 40"')
+            cmd.add_argument("-f", "--parameters_file", action="append", type=Path, metavar="FILE",
+                             help="parameters from a YAML file")
     mj = sub.add_parser("mathjax", help="install MathJax 3 into _static/ for offline reading")
     mj.add_argument("--tarball", type=Path, default=None, help=f"local mathjax-{MATHJAX_VERSION}.tgz, or a folder holding it")
     return parser
@@ -475,12 +702,12 @@ def main(argv: list[str] | None = None) -> int:
         root = find_root(args.root)
         if args.command == "list":
             for chapter in chapters(root):
-                params = declared_parameters(read_chapter(root, chapter))
-                print(chapter)
-                for p in params.values():
-                    print(f"    {p.name}: {p.type} = {p.default!r}  # {p.help}")
+                print(describe_parameters(root, chapter))
         elif args.command == "execute":
-            extra = {"device": args.device} if args.device else None
+            extra = cli_overrides(args.parameters, args.parameters_raw, args.parameters_yaml,
+                                  args.parameters_file)
+            if args.device:
+                extra["device"] = args.device
             manifest = execute(root, args.profile, args.only, extra)
             failed = [c for c, entry in manifest.items() if entry["status"] != "ok"]
             if failed:

@@ -31,7 +31,7 @@ from seqmi.models.lm import TransformerBlock
 from seqmi.validate import check_choice, check_float, check_int
 
 FLOAT32_NATS = 32 * math.log(2.0)
-"""Most information one float32 number can hold (nats): a hard ceiling on ``C`` in Thm. 5.2."""
+"""Most information one float32 number can hold, in nats; a hard ceiling on ``C`` in Thm. 5.2."""
 
 BACKBONES = ("transformer", "mamba")
 

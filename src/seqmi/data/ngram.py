@@ -131,7 +131,7 @@ class NgramLanguage:
         first appearance.
     template_ends : tuple of int
         For a template language, the index one past each template's last sentence;
-        contexts of earlier templates are listed first in :attr:`rules`.
+        contexts of earlier templates are listed first in ``rules``.
     """
 
     n: int
@@ -221,20 +221,20 @@ class NgramLanguage:
 
     @property
     def contexts(self) -> list[tuple[str, ...]]:
-        """The rule contexts ``P`` in the order of :attr:`rules`."""
+        """The rule contexts ``P`` in the order of ``rules``."""
         return list(self.rules)
 
     @property
     def unk_index(self) -> int:
-        """Index of the unknown token in :attr:`vocab` (the last one)."""
+        """Index of the unknown token in ``vocab`` (the last one)."""
         return len(self.vocab) - 1
 
     def encode(self, words: Sequence[str]) -> NDArray[np.int64]:
-        """Indices of ``words`` in :attr:`vocab`; words outside the vocabulary map to ``UNK``."""
+        """Indices of ``words`` in ``vocab``; words outside the vocabulary map to ``UNK``."""
         return np.array([self._index.get(w, self.unk_index) for w in words], dtype=np.int64)
 
     def next_word_distribution(self, prefix: Sequence[str]) -> NDArray[np.float64]:
-        """The n-gram language model ``f_N(prefix)`` (Definition 3.4) as a vector over :attr:`vocab`.
+        """The n-gram language model ``f_N(prefix)`` (Definition 3.4) as a vector over ``vocab``.
 
         Uniform over the rule's continuations of the last ``n - 1`` words; the one-hot
         vector of ``UNK`` when those words are not a context or the context is final.
@@ -255,7 +255,7 @@ class NgramLanguage:
         return p
 
     def context_distributions(self) -> NDArray[np.float64]:
-        """``f_N`` on every context of ``P``: rows in the order of :attr:`rules`."""
+        """``f_N`` on every context of ``P``: rows in the order of ``rules``."""
         return np.stack([self.next_word_distribution(c) for c in self.rules])
 
     def starting_sequences(self, min_length: int | None = None) -> list[tuple[str, ...]]:

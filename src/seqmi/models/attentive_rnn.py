@@ -97,6 +97,7 @@ class RelevancyAttention:
 
 
 AttentionSpec = str | SparseAttention | RelevancyAttention
+"""An attention choice, ``"none"`` or ``"full"`` or a sparse or relevancy attention object."""
 
 
 def parse_attention(attention: AttentionSpec) -> str | SparseAttention | RelevancyAttention:

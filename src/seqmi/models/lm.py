@@ -2,7 +2,7 @@
 
 Both models read token ids ``0 .. vocab_size - 1`` plus one extra id, ``vocab_size``
 itself, the *start token* (BOS): a sequence ``x_1 .. x_L`` is modelled as
-``p(x_1 | BOS) p(x_2 | BOS, x_1) ...``, so that :meth:`sample` can draw sequences
+``p(x_1 | BOS) p(x_2 | BOS, x_1) ...``, so that :meth:`~RNNLM.sample` can draw sequences
 unconditionally from the start state, as Shen 2019 does (Sec. 4.2, 5).
 
 Interface shared by :class:`RNNLM` and :class:`TransformerLM`:

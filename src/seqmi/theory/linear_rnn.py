@@ -54,6 +54,7 @@ from seqmi.validate import check_choice, check_float, check_int
 
 CONVENTIONS = ("eq11", "printed")
 Convention = Literal["eq11", "printed"]
+"""The form of the output equation, ``"eq11"`` (as derived) or ``"printed"`` (as printed in the paper)."""
 
 
 @dataclass(frozen=True)

@@ -398,7 +398,7 @@ class NgramSSM(_WordModel):
     B = property(lambda self: self.weights.B, doc="Input matrix.")
     b = property(lambda self: self.weights.b, doc="Bias inside the ReLU readout.")
     C = property(lambda self: self.weights.C, doc="Output matrix.")
-    hidden_size = property(lambda self: self.weights.hidden_size, doc="Number of hidden neurons, |P|.")
+    hidden_size = property(lambda self: self.weights.hidden_size, doc="Number of hidden neurons, ``|P|``.")
     certificate = property(lambda self: self.weights.certificate, doc="The construction's Certificate.")
 
     def states_after(self, prefixes: Sequence[Sequence[str]]) -> Array:
@@ -432,7 +432,7 @@ def construct_ssm(language: NgramLanguage, eps: float, embed_dim: int, seed: int
     Parameters
     ----------
     language : NgramLanguage
-        A consistent n-gram language (see :meth:`NgramLanguage.inconsistencies`).
+        A consistent n-gram language (see :meth:`~seqmi.data.ngram.NgramLanguage.inconsistencies`).
     eps : float
         Target equivalence level, ``0 < eps < 1``; the smoothed targets are within total
         variation ``eps / 2`` of ``f_N``.

@@ -1,0 +1,53 @@
+"""The API reference part of the book: one autodoc page per public module of seqmi."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import seqmi
+
+ROOT = Path(__file__).resolve().parents[1]
+API = ROOT / "book" / "api"
+
+
+def _public_modules() -> set[str]:
+    """Every importable seqmi module whose dotted name has no private part."""
+    package = Path(seqmi.__file__).parent
+    names = set()
+    for path in package.rglob("*.py"):
+        parts = path.relative_to(package.parent).with_suffix("").parts
+        if parts[-1] == "__init__":
+            continue  # a subpackage's own docstring is shown on the API index page
+        if not any(p.startswith("_") for p in parts):
+            names.add(".".join(parts))
+    return names
+
+
+def _documented() -> dict[str, Path]:
+    """``{module: page}`` for every ``automodule`` with members under book/api/."""
+    found = {}
+    for page in API.glob("*.md"):
+        for name in re.findall(r"^\.\. automodule:: (\S+)\n   :members:", page.read_text(), re.M):
+            found[name] = page
+    return found
+
+
+def test_every_public_module_has_one_api_page_in_the_toc():
+    documented = _documented()
+    assert set(documented) == _public_modules(), "book/api/ must have one page per public module"
+    toc = (ROOT / "_toc.yml").read_text()
+    for name, page in documented.items():
+        entry = f"file: {page.relative_to(ROOT).with_suffix('').as_posix()}"
+        assert entry in toc, f"{page.name} ({name}) is not listed in _toc.yml"
+
+
+@pytest.mark.book
+def test_api_pages_render_the_docstrings(book_run):
+    html = book_run.html().parent
+    page = (html / "book" / "api" / "info.html").read_text()
+    assert 'id="seqmi.info.two_point_mi"' in page, "two_point_mi is not documented on its page"
+    chapter = (html / "notebooks" / "00_mutual_information.html").read_text()
+    assert "../book/api/info.html#seqmi.info.two_point_mi" in chapter, "the primer does not link to two_point_mi"

@@ -1,0 +1,98 @@
+"""What readers of an executable book expect: run boxes, downloads, a citation file."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+import seqmi
+from seqmi import book
+
+ROOT = Path(__file__).resolve().parents[1]
+CHAPTERS = book.chapters(ROOT)
+PAPERS = ("shen2019", "chen2025l2m", "kerg2020", "nandakumar2025")
+
+
+def _box_root(tmp_path: Path) -> Path:
+    """A book root with one chapter, three profiles and two recorded runs."""
+    root = tmp_path / "root"
+    (root / "notebooks").mkdir(parents=True)
+    shutil.copy2(book.chapter_path(ROOT, CHAPTERS[0]), root / "notebooks" / f"{CHAPTERS[0]}.md")
+    (root / "notebooks" / "profiles.yml").write_text("full: {}\nreference: {}\n")
+    runs = {root / "_build" / "quick" / "artifacts": {"wall_s": 12.3, "device": "cpu", "date": "2026-01-02"},
+            root / "results" / "full": {"wall_s": 840.0, "device": "cuda (NVIDIA H100)", "date": "2026-01-01"}}
+    for folder, prov in runs.items():
+        (folder / CHAPTERS[0]).mkdir(parents=True)
+        (folder / CHAPTERS[0] / "provenance.json").write_text(json.dumps({**prov, "machine": "x86_64, 2 CPU cores"}))
+    return root
+
+
+def test_run_box_reads_profiles_and_recorded_runs(tmp_path):
+    root = _box_root(tmp_path)
+    box = book.run_box(root, CHAPTERS[0], "quick")
+    rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:-1]]
+            for line in box.splitlines() if line.startswith("| ") and "---" not in line}
+    assert list(rows) == ["profile", "quick", "full", "reference"]
+    short = CHAPTERS[0][:2]
+    assert rows["quick"] == [f"`python -m seqmi.book execute --profile quick --only {short}`",
+                             "12 s on cpu (x86_64, 2 CPU cores), 2026-01-02", "no"]
+    assert rows["full"][1:] == ["14 min on cuda (NVIDIA H100) (x86_64, 2 CPU cores), 2026-01-01", "yes"]
+    assert rows["reference"][1:] == ["not recorded", "unknown: plan for one"]
+    # building the full book: its own run comes from this build, quick is then not recorded
+    (root / "_build" / "full" / "artifacts" / CHAPTERS[0]).mkdir(parents=True)
+    full_box = book.run_box(root, CHAPTERS[0], "full")
+    assert "| quick | `python -m seqmi.book execute --profile quick" in full_box
+    assert re.search(r"\| quick \| [^|]+\| not recorded \| no \|", full_box)
+
+
+def test_run_box_goes_under_the_title(tmp_path):
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Title\n\nFirst paragraph."),
+                                         nbformat.v4.new_code_cell("x = 1")])
+    path = tmp_path / "nb.ipynb"
+    nbformat.write(nb, path)
+    book._insert_run_box(path, ":::{admonition} Run this chapter\nbody\n:::")
+    cells = json.loads(path.read_text())["cells"]
+    assert "".join(cells[0]["source"]) == "# Title\n\n:::{admonition} Run this chapter\nbody\n:::\n\nFirst paragraph."
+    assert "".join(cells[1]["source"]) == "x = 1"
+
+
+def test_citation_file_matches_the_book_and_cites_the_papers():
+    cff = yaml.safe_load((ROOT / "CITATION.cff").read_text())
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    assert cff["cff-version"] == "1.2.0"
+    assert cff["title"] == config["title"]
+    assert cff["version"] == seqmi.__version__
+    bib = (ROOT / "book" / "references.bib").read_text()
+    titles = {key: re.search(r"@\w+\{" + key + r",.*?title\s*=\s*\{(.*?)\},\n", bib, re.S).group(1) for key in PAPERS}
+    cited = [ref["title"] for ref in cff["references"]]
+    for key, title in titles.items():
+        plain = re.sub(r"[{}$]", "", title)
+        assert plain in cited, f"CITATION.cff does not cite {key} ({plain})"
+    intro = (ROOT / "book" / "intro.md").read_text()
+    how = intro[intro.index("## How to cite"):]
+    for key in (*PAPERS, "seqmi2026"):
+        assert key in how, f"the introduction's How to cite does not cite {key}"
+
+
+@pytest.mark.book
+def test_chapter_pages_have_run_box_and_both_downloads(book_run):
+    html = book_run.html().parent
+    for chapter in CHAPTERS:
+        page = (html / "notebooks" / f"{chapter}.html").read_text()
+        # the article's title, then at once the box (the page's first </h1> is the print table of contents)
+        assert re.search(r'<article .*?</h1>\s*<div class="tip admonition">\s*'
+                         r'<p class="admonition-title">Run this chapter</p>', page, re.S), \
+            f"{chapter}: no run box right under the title"
+        sources = dict(re.findall(r'<a href="(\.\./_sources/notebooks/[^"]+\.(md|ipynb))"', page))
+        downloads = {suffix: (html / "notebooks" / href).resolve() for href, suffix in sources.items()}
+        assert set(downloads) == {"md", "ipynb"}, f"{chapter}: download menu offers {sorted(downloads)}"
+        assert downloads["md"].read_text() == book.chapter_path(ROOT, chapter).read_text()
+        executed = json.loads(downloads["ipynb"].read_text())
+        assert any(cell.get("outputs") for cell in executed["cells"]), f"{chapter}: the .ipynb is not executed"
