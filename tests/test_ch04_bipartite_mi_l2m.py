@@ -189,3 +189,26 @@ def test_unequal_splits_of_text_share_their_passes(res):
             # positive per-token NLLs of the joint pass plus more of them
             for short, long in zip(bp[f"{m}/{r_short}/direct"]["estimates"], bp[f"{m}/{r_long}/direct"]["estimates"]):
                 assert long["h_second"] >= short["h_second"]
+
+
+def test_claims(book_run):
+    from seqmi.claims import by_id
+
+    stored = book_run.claims(CHAPTER)
+    assert len(stored) == 22
+    for cid in ("chen2025.sec4-4.identical-tokens", "chen2025.fig3a.same-two-point-far",
+                "chen2025.fig3a.two-point-alpha", "chen2025.fig3b.subvolume-beta", "chen2025.fig3b.log-family"):
+        c = by_id(stored, cid)
+        assert c["kind"] == "exact" and c["verdict"] == "reproduced", cid
+    # by construction, not evidence: shown as illustrations, never counted as reproduced
+    for cid in ("chen2025.thm5-2.kv-cache-slope", "chen2025.appA3.two-gram-correction.char"):
+        c = by_id(stored, cid)
+        assert c["kind"] == "illustration" and c["verdict"] == "not reproduced", cid
+    # the vCLUB comparison is decided on the difference's interval, never on two point estimates
+    vclub = by_id(stored, "chen2025.appA6.vclub-below-direct.smollm2")
+    fits = {e: book_run.results(CHAPTER)["text_bipartite"][f"SmolLM2-135M/{e}"]["fit"] for e in ("direct", "vclub")}
+    if None not in fits.values():
+        assert vclub["value"] == pytest.approx(fits["direct"]["beta"] - fits["vclub"]["beta"])
+        assert vclub["ci"][0] < vclub["value"] < vclub["ci"][1]
+    assert "SmolLM2-135M-Instruct" in vclub["substitution"]
+    assert "O(τ/N)" in by_id(stored, "chen2025.fig2ef.text-two-point-power-law")["substitution"]

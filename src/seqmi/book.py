@@ -43,7 +43,7 @@ from typing import Any
 
 import yaml
 
-from seqmi.report import PROVENANCE_FILE, RESULTS_FILE, ROOT_ENV
+from seqmi.report import PROFILE_ENV, PROVENANCE_FILE, RESULTS_FILE, ROOT_ENV
 
 PROFILES = ("quick", "full")
 PROFILES_FILE = Path("notebooks") / "profiles.yml"
@@ -238,6 +238,7 @@ def execute(root: Path, profile: str, only: list[str] | None = None,
         start = time.perf_counter()
         status, error = "ok", None
         os.environ[ROOT_ENV] = str(root)
+        os.environ[PROFILE_ENV] = profile
         try:
             papermill.execute_notebook(
                 read_chapter(root, chapter), str(executed), parameters=parameters,

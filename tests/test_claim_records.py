@@ -1,0 +1,35 @@
+"""Every stored claim carries every field; the rule reproduces it from
+the saved numbers; and no illustration passes for a reproduction of a non-identity."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from seqmi import book, claims
+
+ROOT = Path(__file__).resolve().parents[1]
+CHAPTERS = book.chapters(ROOT)
+# the only illustrations whose paper claim is itself an identity (so they may count as reproduced)
+IDENTITY_ILLUSTRATIONS = {"shen2019.sec4-1.biases-shift-mean", "nandakumar.propA8.piece-counting"}
+
+
+def _check(stored: list[dict]) -> None:
+    assert stored, "no claims"
+    ids = [c["id"] for c in stored]
+    assert len(ids) == len(set(ids)), "duplicate claim ids"
+    for c in stored:
+        claims.check_record(c)
+        if c["kind"] == "illustration" and c["verdict"] == "reproduced":
+            assert c["id"] in IDENTITY_ILLUSTRATIONS, f"{c['id']}: an illustration counted as a reproduction"
+
+
+@pytest.mark.book
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_quick_claims_are_complete_and_follow_from_the_saved_numbers(book_run, chapter):
+    stored = book_run.claims(chapter)
+    _check(stored)
+    again = [c.as_dict() for c in claims.for_chapter(chapter, book_run.results(chapter))]
+    assert json.loads(json.dumps(again)) == stored
+    assert all(c["scale"].startswith("quick:") for c in stored)
+
