@@ -115,6 +115,6 @@ def test_table5_rows(book_run, res):
     denoise = by_id(stored, "kerg2020.table5.denoise")
     top = max(res["task_lengths"])
     assert denoise["value"] == res["task_accuracy"][f"denoise/{top}/relrnn"]
-    # Theorem 2's pattern is built to meet the bound: shown, not counted
+    # Theorem 2's pattern is built to meet the bound: shown (the level at or above it), not counted
     sparse = by_id(stored, "kerg2020.thm2.sparse-level")
-    assert sparse["kind"] == "illustration" and sparse["verdict"] != "reproduced"
+    assert sparse["kind"] == "illustration" and sparse["value"] >= 1
