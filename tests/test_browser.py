@@ -77,3 +77,27 @@ def test_intro_and_primer_render_offline(book_run, browser):
     assert primer["mathjax"] > 5, "the primer's equations were not typeset"
     assert len(primer["images"]) >= 2, "the primer's figures are missing"
     assert all(w > 0 for w in primer["images"]), f"an image failed to load: {primer['images']}"
+
+
+def test_scoreboard_lists_every_claim_and_links_the_chapters(book_run, browser):
+    from seqmi import book
+    from seqmi.claims import scoreboard
+
+    html = book_run.html().parent
+    page = html / "book" / "claims.html"
+    _open(browser, page, "scoreboard")
+    rows = scoreboard.collect(ROOT, book.chapters(ROOT), book_run.out / "artifacts")
+    table = browser.execute_script("""
+        const tables = [...document.querySelectorAll('article table')];
+        const main = tables[tables.length - 1];
+        return [...main.querySelectorAll('tbody tr')].map(tr => ({
+            id: tr.cells[0].innerText.trim(), verdict: tr.cells[4].innerText.trim(),
+            href: (tr.cells[6].querySelector('a') || {}).href || null}));
+    """)
+    assert [r["id"] for r in table] == [r.claim["id"] for r in rows]
+    assert [r["verdict"] for r in table] == [r.claim["verdict"] for r in rows]
+    for row, shown in zip(rows, table):
+        # each row links to its chapter's claims section, which exists in the rendered chapter
+        assert shown["href"] and f"notebooks/{row.chapter}.html#claims-" in shown["href"], shown
+        fragment = shown["href"].split("#", 1)[1]
+        assert f'id="{fragment}"' in (html / "notebooks" / f"{row.chapter}.html").read_text(), fragment

@@ -16,7 +16,8 @@ Chapters are the ``notebooks/*`` entries of ``_toc.yml``, jupytext MyST markdown
     manifest.json              status and wall time of every executed chapter
 
 ``build`` stages a copy of the book in which every chapter is its executed notebook,
-turns Jupyter Book's own execution off, and renders it with ``--all -W -n
+writes the claims scoreboard's table (:mod:`seqmi.claims.scoreboard`), turns Jupyter
+Book's own execution off, and renders it with ``--all -W -n
 --keep-going``: a warning, a broken reference, or a chapter that failed to execute
 fails the build. Jupyter Book's execution cache is never used, because it keys on
 code cells only and would miss a change in ``src/``.
@@ -43,6 +44,7 @@ from typing import Any
 
 import yaml
 
+from seqmi.claims import scoreboard
 from seqmi.report import PROFILE_ENV, PROVENANCE_FILE, RESULTS_FILE, ROOT_ENV
 
 PROFILES = ("quick", "full")
@@ -336,6 +338,11 @@ def stage(root: Path, profile: str, out: Path | None = None, only: list[str] | N
     (staged / "notebooks").mkdir()
     for chapter in selected:
         shutil.copy2(out / "executed" / f"{chapter}.ipynb", staged / "notebooks" / f"{chapter}.ipynb")
+    # the scoreboard page (book/claims.md) includes this table: every chapter's claims from its
+    # largest recorded run, else from this build's run; only staged chapters can be linked
+    if (staged / "book" / scoreboard.PAGE_FILE).is_file():
+        scoreboard.write(root, chapters(root), out / "artifacts", staged / "book" / scoreboard.TABLE_FILE,
+                         set(selected))
     return staged
 
 

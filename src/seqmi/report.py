@@ -71,10 +71,11 @@ def load_results(out_dir: str | os.PathLike) -> dict[str, Any]:
 
 def claims_markdown(payload: dict[str, Any]) -> str:
     """The claims of a results payload as a Markdown table."""
-    rows = ["| claim | source | kind | ours | rule | verdict | differs from the paper | scale |",
+    # the verdict comes early so that it stays in view on a narrow page
+    rows = ["| claim | source | verdict | kind | ours | rule | differs from the paper | scale |",
             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for c in payload["claims"]:
-        cells = (c["statement"], c["source"], c["kind"], _ours(c), c["rule"], f"**{c['verdict']}**",
+        cells = (c["statement"], c["source"], f"**{c['verdict']}**", c["kind"], _ours(c), c["rule"],
                  c["substitution"] or "—", c["scale"])
         rows.append("| " + " | ".join(_cell(s) for s in cells) + " |")
     return "\n".join(rows)
