@@ -33,6 +33,10 @@ class BookRun:
         """The ``results`` dict that ``chapter`` saved."""
         return report.load_results(self.chapter(chapter))["results"]
 
+    def claims(self, chapter: str) -> list[dict[str, Any]]:
+        """The claims that ``chapter`` stored, as computed by its rule from its saved numbers."""
+        return report.load_results(self.chapter(chapter))["claims"]
+
     def html(self) -> Path:
         """Execute every chapter and build the book once; return ``index.html``."""
         if self._index is None:

@@ -113,3 +113,27 @@ def test_download_menu_offers_source_and_notebook_offline(book_run, browser):
     assert links[".md"].read_text() == (ROOT / "notebooks" / "00_mutual_information.md").read_text()
     assert '"outputs"' in links[".ipynb"].read_text()
     browser.save_screenshot(str(SHOTS / "primer-downloads.png"))
+
+
+def test_scoreboard_lists_every_claim_and_links_the_chapters(book_run, browser):
+    from seqmi import book
+    from seqmi.claims import scoreboard
+
+    html = book_run.html().parent
+    page = html / "book" / "claims.html"
+    _open(browser, page, "scoreboard")
+    rows = scoreboard.collect(ROOT, book.chapters(ROOT), book_run.out / "artifacts")
+    table = browser.execute_script("""
+        const tables = [...document.querySelectorAll('article table')];
+        const main = tables[tables.length - 1];
+        return [...main.querySelectorAll('tbody tr')].map(tr => ({
+            id: tr.cells[0].innerText.trim(), verdict: tr.cells[4].innerText.trim(),
+            href: (tr.cells[6].querySelector('a') || {}).href || null}));
+    """)
+    assert [r["id"] for r in table] == [r.claim["id"] for r in rows]
+    assert [r["verdict"] for r in table] == [r.claim["verdict"] for r in rows]
+    for row, shown in zip(rows, table):
+        # each row links to its chapter's claims section, which exists in the rendered chapter
+        assert shown["href"] and f"notebooks/{row.chapter}.html#claims-" in shown["href"], shown
+        fragment = shown["href"].split("#", 1)[1]
+        assert f'id="{fragment}"' in (html / "notebooks" / f"{row.chapter}.html").read_text(), fragment

@@ -51,3 +51,15 @@ def test_floor_matches_estimates_where_mi_has_vanished(res):
     assert gone.sum() >= 5, "max_lag must reach the floor in every profile"
     est, se = np.array(res["estimate"])[gone], np.array(res["stderr"])[gone]
     assert abs(est.mean() - floor[gone].mean()) < 5 * se.mean()
+
+
+def test_claims(book_run, res):
+    from seqmi.claims import by_id
+
+    stored = book_run.claims(CHAPTER)
+    bp = by_id(stored, "primer.markov.bipartite-equals-i1")
+    assert bp["kind"] == "exact" and bp["verdict"] == "reproduced" and bp["value"] < 1e-12
+    xi = by_id(stored, "primer.sec3.xi-exponential")
+    # the interval of the fitted xi brackets the fit and, at quick scale, lies inside the 5 % band
+    assert xi["ci"][0] < res["xi_fitted"] < xi["ci"][1]
+    assert xi["verdict"] == "reproduced"

@@ -67,3 +67,14 @@ def test_estimator_bias(res):
     # binary counts: psi and plug-in differ at O(1/N^2) only
     assert res["bias_psi_vs_plugin"] < 0.01
     assert res["bias_grassberger_vs_psi_max_z"] < 5
+
+
+def test_eq47_prefactor_is_an_erratum(book_run, res):
+    from seqmi.claims import by_id
+
+    eq47 = res["eq47"]
+    # far out, c is small and I = 2c^2/pi^2: the printed c^2 = A d^-gamma / (2 pi) gives A d^-gamma / pi^3
+    assert eq47["printed_ratio"][-1] == pytest.approx(np.pi ** -3, rel=1e-3)
+    assert eq47["our_ratio"][-1] == pytest.approx(1.0, abs=1e-3)
+    claim = by_id(book_run.claims(CHAPTER), "shen2019.eq47.printed-prefactor")
+    assert claim["verdict"] == "erratum" and claim["value"] == pytest.approx(0.0323, abs=1e-4)

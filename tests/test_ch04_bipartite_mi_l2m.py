@@ -220,3 +220,29 @@ def test_generated_text_two_point_mi(res):
         assert mi.shape == (len(res["text_two_point"]["lags"]),) and np.all(np.isfinite(mi))
         # the offset stays below every fitted point, as L2M's fit requires
         assert 0 <= entry["offset"] < mi[entry["min_lag"] - 1:].min()
+
+
+def test_claims(book_run):
+    from seqmi.claims import by_id
+
+    stored = book_run.claims(CHAPTER)
+    assert len(stored) == 22
+    for cid in ("chen2025.sec4-4.identical-tokens", "chen2025.fig3a.same-two-point-far",
+                "chen2025.fig3a.two-point-alpha", "chen2025.fig3b.subvolume-beta", "chen2025.fig3b.log-family"):
+        c = by_id(stored, cid)
+        assert c["kind"] == "exact" and c["verdict"] == "reproduced", cid
+    # by construction, not evidence: shown as illustrations, whose numbers still must come out right
+    res = book_run.results(CHAPTER)
+    kv = by_id(stored, "chen2025.thm5-2.kv-cache-slope")
+    assert kv["kind"] == "illustration" and kv["value"] == pytest.approx(res["beta_fit"] - 1, abs=0.01)
+    two_gram = by_id(stored, "chen2025.appA3.two-gram-correction.char")
+    assert two_gram["kind"] == "illustration"
+    assert two_gram["value"] == pytest.approx(res["two_gram_relative_change"]["char Transformer"][0])
+    # the vCLUB comparison is decided on the difference's interval, never on two point estimates
+    vclub = by_id(stored, "chen2025.appA6.vclub-below-direct.smollm2")
+    fits = {e: res["text_bipartite"][f"SmolLM2-135M/{e}"]["fit"] for e in ("direct", "vclub")}
+    if None not in fits.values():
+        assert vclub["value"] == pytest.approx(fits["direct"]["beta"] - fits["vclub"]["beta"])
+        assert vclub["ci"][0] < vclub["value"] < vclub["ci"][1]
+    assert "SmolLM2-135M-Instruct" in vclub["substitution"]
+    assert "O(τ/N)" in by_id(stored, "chen2025.fig2ef.text-two-point-power-law")["substitution"]

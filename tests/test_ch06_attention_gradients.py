@@ -56,8 +56,10 @@ def test_sparse_levels(res):
 
 
 def test_tasks_and_cost(res):
+    n_symbols = res["settings"]["eval_batch"] * 10
     for acc in res["task_accuracy"].values():
-        assert 0.0 <= acc <= 1.0
+        # a recall accuracy counts whole symbols of the held-out batch
+        assert acc * n_symbols == pytest.approx(round(acc * n_symbols), abs=1e-3)
     for curve in res["task_curves"].values():
         assert np.isfinite(curve).all()
     # saved activations: exactly linear for relevancy screening, close to quadratic for full attention
@@ -85,18 +87,18 @@ def test_copy_length_transfer(res):
     transfer, mass, long = res["transfer"], res["symbol_attention_mass"], res["long_run"]
     rel = transfer["relrnn"]
     assert str(long["length"]) in rel and long["zero_shot"] == rel[str(long["length"])]
-    for acc in transfer.values():
-        assert all(0.0 <= a <= 1.0 for a in acc.values())
-    if res["transfer_training"]["relrnn"]["steps_to_99"] is not None:
-        # the memory and the read-out counter do not depend on T: a RelRNN that learnt Copy recalls
-        # at every longer delay; 99% on 2,000 held-out symbols leaves a margin of several binomial
-        # standard deviations (0.002 at p = 0.995) below the 99.75-99.95% measured on CPU
-        assert min(rel.values()) >= 0.99
-        # its attention at recall stays on the symbol states whatever the delay (nu + rho states)
-        assert min(mass["relrnn"].values()) > 0.9
-        assert max(mass["relrnn"].values()) - min(mass["relrnn"].values()) < 0.05
+    # measured on CPU: RelRNN learns Copy at T <= 20 within the budget (test_relrnn_copy_run), so
+    # its transfer is checked in every profile that trains there
+    assert res["copy_run"]["length"] <= 20 and res["transfer_training"]["relrnn"]["steps_to_99"] is not None
+    # the memory and the read-out counter do not depend on T: a RelRNN that learnt Copy recalls
+    # at every longer delay; 99% on 2,000 held-out symbols leaves a margin of several binomial
+    # standard deviations (0.002 at p = 0.995) below the 99.75-99.95% measured on CPU
+    assert min(rel.values()) >= 0.99
+    # its attention at recall stays on the symbol states whatever the delay (nu + rho states)
+    assert min(mass["relrnn"].values()) > 0.9
+    assert max(mass["relrnn"].values()) - min(mass["relrnn"].values()) < 0.05
     if long["steps"]:
-        assert len(long["eval_accuracy"]) >= 1 and 0.0 <= long["accuracy"] <= 1.0
+        assert len(long["eval_accuracy"]) >= 1
     else:
         assert long["accuracy"] == long["zero_shot"] and long["seconds_per_update"] is None
 
@@ -117,3 +119,20 @@ def test_theorem2_on_patterns_not_built_for_it(res):
             # a random pattern's depth stays logarithmic: far below the window's at the same kappa
             assert r["median_depth_far"] < 0.05 * (last_k // r["kappa"] + 1)
             assert -1.0 < r["loglog_slope"] < 0.0
+
+
+def test_table5_rows(book_run, res):
+    from seqmi.claims import by_id
+
+    stored = book_run.claims(CHAPTER)
+    transfer = by_id(stored, "kerg2020.table5.copy-long-transfer")
+    assert transfer["value"] == res["long_run"]["zero_shot"] and "length transfer" in transfer["substitution"]
+    assert transfer["ci"][0] <= transfer["value"] <= transfer["ci"][1]
+    trained = by_id(stored, "kerg2020.table5.copy-long-trained")
+    assert trained["kind"] == "statistical"
+    denoise = by_id(stored, "kerg2020.table5.denoise")
+    top = max(res["task_lengths"])
+    assert denoise["value"] == res["task_accuracy"][f"denoise/{top}/relrnn"]
+    # Theorem 2's pattern is built to meet the bound: shown (the level at or above it), not counted
+    sparse = by_id(stored, "kerg2020.thm2.sparse-level")
+    assert sparse["kind"] == "illustration" and sparse["value"] >= 1

@@ -1,25 +1,25 @@
-"""Recorded full-profile results follow the documented format of results/full/<chapter>/."""
+"""Recorded results follow the documented format of results/<profile>/<chapter>/."""
 
 import json
 from pathlib import Path
 
 import pytest
 
-from seqmi import book, report
+from seqmi import book, claims, report
 
 ROOT = Path(__file__).resolve().parents[1]
-RECORDED = sorted(p for p in (ROOT / "results" / "full").glob("*") if p.is_dir())
+RECORDED = sorted(p for p in (ROOT / "results").glob("*/*") if p.is_dir())
 PROVENANCE_KEYS = {"commit", "profile", "parameters", "device", "torch", "python", "wall_s", "date"}
 
 
-@pytest.mark.parametrize("folder", RECORDED, ids=[p.name for p in RECORDED])
+@pytest.mark.parametrize("folder", RECORDED, ids=[f"{p.parent.name}/{p.name}" for p in RECORDED])
 def test_recorded_run_is_complete(folder):
     assert folder.name in book.chapters(ROOT), f"results for an unknown chapter {folder.name}"
     payload = report.load_results(folder)
     assert payload["chapter"] == folder.name
-    assert payload["claims"] and all(c["verdict"] in report.VERDICTS for c in payload["claims"])
+    assert payload["claims"] and all(c["verdict"] in claims.VERDICTS for c in payload["claims"])
     provenance = json.loads((folder / report.PROVENANCE_FILE).read_text())
     assert PROVENANCE_KEYS <= set(provenance)
-    assert provenance["profile"] == "full" and not provenance["commit"].endswith("+dirty")
+    assert provenance["profile"] == folder.parent.name and not provenance["commit"].endswith("+dirty")
     assert list(folder.glob("*.png")), "no figure recorded"
     assert sum(f.stat().st_size for f in folder.iterdir()) < 2_000_000, "keep reference results small"

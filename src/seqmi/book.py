@@ -16,7 +16,8 @@ Chapters are the ``notebooks/*`` entries of ``_toc.yml``, jupytext MyST markdown
     manifest.json              status and wall time of every executed chapter
 
 ``build`` stages a copy of the book in which every chapter is its executed notebook,
-turns Jupyter Book's own execution off, and renders it with ``--all -W -n
+writes the claims scoreboard's table (:mod:`seqmi.claims.scoreboard`), turns Jupyter
+Book's own execution off, and renders it with ``--all -W -n
 --keep-going``: a warning, a broken reference, or a chapter that failed to execute
 fails the build. Jupyter Book's execution cache is never used, because it keys on
 code cells only and would miss a change in ``src/``.
@@ -44,7 +45,8 @@ from typing import Any
 
 import yaml
 
-from seqmi.report import PROVENANCE_FILE, RESULTS_FILE, ROOT_ENV
+from seqmi.claims import scoreboard
+from seqmi.report import PROFILE_ENV, PROVENANCE_FILE, RESULTS_FILE, ROOT_ENV
 
 PROFILES = ("quick", "full")
 PROFILES_FILE = Path("notebooks") / "profiles.yml"
@@ -378,6 +380,7 @@ def execute(root: Path, profile: str, only: list[str] | None = None,
         start = time.perf_counter()
         status, error = "ok", None
         os.environ[ROOT_ENV] = str(root)
+        os.environ[PROFILE_ENV] = profile
         try:
             papermill.execute_notebook(
                 read_chapter(root, chapter), str(executed), parameters=parameters,
@@ -478,6 +481,11 @@ def stage(root: Path, profile: str, out: Path | None = None, only: list[str] | N
     for chapter in selected:
         shutil.copy2(out / "executed" / f"{chapter}.ipynb", staged / "notebooks" / f"{chapter}.ipynb")
         _insert_run_box(staged / "notebooks" / f"{chapter}.ipynb", run_box(root, chapter, profile, out))
+    # the scoreboard page (book/claims.md) includes this table: every chapter's claims from its
+    # largest recorded run, else from this build's run; only staged chapters can be linked
+    if (staged / "book" / scoreboard.PAGE_FILE).is_file():
+        scoreboard.write(root, chapters(root), out / "artifacts", staged / "book" / scoreboard.TABLE_FILE,
+                         set(selected))
     return staged
 
 

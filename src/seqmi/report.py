@@ -1,10 +1,11 @@
 """Chapter results: the JSON a chapter writes, its claims table, and reference runs.
 
-Every chapter ends by calling :func:`save_results` with its checkable numbers and a
-list of :class:`Claim` whose verdicts are computed, then :func:`claims_table` renders
-the table *from the saved JSON*, so the prose can never drift from the computation.
+Every chapter ends by calling :func:`save_results` with its checkable numbers. The claims
+are then computed from the *saved* JSON by the chapter's rule in :mod:`seqmi.claims` and
+stored next to the numbers, and :func:`claims_table` renders them, so the prose, the test
+and the scoreboard can never drift from the computation.
 
-File layout of one chapter's ``out_dir`` (and of ``results/full/<chapter>/``)::
+File layout of one chapter's ``out_dir`` (and of ``results/<profile>/<chapter>/``)::
 
     results.json      {"chapter": ..., "results": {...}, "claims": [...]}
     provenance.json   written by the executor: commit, profile, device, torch, wall time
@@ -15,51 +16,28 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-VERDICTS = ("reproduced", "not reproduced", "erratum")
+from seqmi import claims as claim_rules
+
 RESULTS_FILE = "results.json"
 PROVENANCE_FILE = "provenance.json"
 ROOT_ENV = "SEQMI_BOOK_ROOT"
+# set by the executor so that a chapter's saved results name the profile they ran under
+PROFILE_ENV = "SEQMI_PROFILE"
+# recorded scales, largest first: the scoreboard and the chapters read the first present
+RECORDED_PROFILES = ("full", "reference")
 
 
-@dataclass(frozen=True)
-class Claim:
-    """One row of a chapter's claims table.
-
-    Attributes
-    ----------
-    claim : str
-        What the paper states, in a few words.
-    source : str
-        Where: paper, equation, figure or section.
-    measured : str
-        Our number(s), formatted for the table.
-    verdict : str
-        One of ``"reproduced"``, ``"not reproduced"``, ``"erratum"``.
-    """
-
-    claim: str
-    source: str
-    measured: str
-    verdict: str
-
-    def __post_init__(self) -> None:
-        if self.verdict not in VERDICTS:
-            raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
-
-
-def verdict(passed: bool) -> str:
-    """``"reproduced"`` if ``passed`` else ``"not reproduced"``."""
-    return "reproduced" if bool(passed) else "not reproduced"
-
-
-def save_results(out_dir: str | os.PathLike, chapter: str, results: dict[str, Any], claims: list[Claim]) -> Path:
+def save_results(out_dir: str | os.PathLike, chapter: str, results: dict[str, Any]) -> Path:
     """Write ``results.json`` (numbers and claims) into ``out_dir``.
+
+    The numbers are written first; the claims are then computed by the chapter's rule
+    (:func:`seqmi.claims.for_chapter`) from the JSON as read back, exactly as the tests
+    and the scoreboard compute them, and stored with every field.
 
     Parameters
     ----------
@@ -68,9 +46,8 @@ def save_results(out_dir: str | os.PathLike, chapter: str, results: dict[str, An
     chapter : str
         The chapter id, e.g. ``"00_mutual_information"``.
     results : dict
-        JSON-serialisable numbers (numpy scalars and arrays are converted).
-    claims : list of Claim
-        The claims table rows.
+        JSON-serialisable numbers (numpy scalars and arrays are converted). The profile
+        (``$SEQMI_PROFILE``, ``"interactive"`` outside the executor) is added as ``"profile"``.
 
     Returns
     -------
@@ -79,8 +56,11 @@ def save_results(out_dir: str | os.PathLike, chapter: str, results: dict[str, An
     """
     path = Path(out_dir) / RESULTS_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
-    payload = {"chapter": chapter, "results": results, "claims": [asdict(c) for c in claims]}
-    path.write_text(json.dumps(payload, indent=2, default=_to_json) + "\n")
+    numbers = json.loads(json.dumps({"profile": os.environ.get(PROFILE_ENV, "interactive"), **results},
+                                    default=_to_json))
+    rows = [c.as_dict() for c in claim_rules.for_chapter(chapter, numbers)]
+    payload = {"chapter": chapter, "results": numbers, "claims": rows}
+    path.write_text(json.dumps(payload, indent=2) + "\n")
     return path
 
 
@@ -91,11 +71,25 @@ def load_results(out_dir: str | os.PathLike) -> dict[str, Any]:
 
 def claims_markdown(payload: dict[str, Any]) -> str:
     """The claims of a results payload as a Markdown table."""
-    rows = ["| claim | source | ours | verdict |", "| --- | --- | --- | --- |"]
+    # the verdict comes early so that it stays in view on a narrow page
+    rows = ["| claim | source | verdict | kind | ours | rule | differs from the paper | scale |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for c in payload["claims"]:
-        cells = (c["claim"], c["source"], c["measured"], f"**{c['verdict']}**")
-        rows.append("| " + " | ".join(s.replace("|", "\\|") for s in cells) + " |")
+        cells = (c["statement"], c["source"], f"**{c['verdict']}**", c["kind"], _ours(c), c["rule"],
+                 c["substitution"] or "—", c["scale"])
+        rows.append("| " + " | ".join(_cell(s) for s in cells) + " |")
     return "\n".join(rows)
+
+
+def _ours(claim: dict[str, Any]) -> str:
+    text = claim.get("detail") or ("" if claim["value"] is None else f"{claim['value']:.4g}")
+    if claim["ci"] is not None and None not in claim["ci"]:
+        text += f" (95% CI {claim['ci'][0]:.3g}..{claim['ci'][1]:.3g})"
+    return text or "—"
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
 
 
 def claims_table(out_dir: str | os.PathLike) -> Any:
@@ -126,33 +120,46 @@ def book_root(start: str | os.PathLike | None = None) -> Path | None:
 
 
 def reference_dir(chapter: str, root: str | os.PathLike | None = None) -> Path | None:
-    """``results/full/<chapter>`` if a full-profile reference run was recorded, else ``None``."""
+    """The largest recorded run of ``chapter``: ``results/full/<chapter>``, else
+    ``results/reference/<chapter>``, else ``None``."""
     base = Path(root) if root is not None else book_root()
     if base is None:
         return None
-    folder = base / "results" / "full" / chapter
-    return folder if (folder / RESULTS_FILE).is_file() else None
+    for profile in RECORDED_PROFILES:
+        folder = base / "results" / profile / chapter
+        if (folder / RESULTS_FILE).is_file():
+            return folder
+    return None
 
 
 def show_reference(chapter: str, root: str | os.PathLike | None = None) -> None:
-    """Display the recorded full-profile run of ``chapter``: provenance, claims, figures.
+    """Display the largest recorded run of ``chapter`` (see :func:`reference_dir`):
+    provenance, claims, figures.
 
-    Prints a one-line notice when no reference run has been recorded yet.
+    Prints a one-line notice when no run has been recorded yet.
     """
     from IPython.display import Image, Markdown, display
 
     folder = reference_dir(chapter, root)
     if folder is None:
-        display(Markdown(f"*No full-profile reference run of `{chapter}` has been recorded yet "
+        display(Markdown(f"*No full-profile or reference run of `{chapter}` has been recorded yet "
                          "(see the README: `make results PROFILE=full`).*"))
         return
     prov_path = folder / PROVENANCE_FILE
     if prov_path.is_file():
         prov = json.loads(prov_path.read_text())
         display(Markdown(
-            f"Full-profile run: commit `{prov.get('commit', '?')[:10]}`, device {prov.get('device', '?')}, "
+            f"Recorded {prov.get('profile', '?')}-profile run: commit `{prov.get('commit', '?')[:10]}`, device {prov.get('device', '?')}, "
             f"torch {prov.get('torch', '?')}, {prov.get('wall_s', float('nan')):.0f} s."))
-    display(Markdown(claims_markdown(load_results(folder))))
+    payload = load_results(folder)
+    try:
+        for claim in payload["claims"]:
+            claim_rules.check_record(claim)
+    except (ValueError, TypeError, KeyError) as err:
+        display(Markdown(f"*This recorded run predates the current claim format ({err}); record it again "
+                         "to see its claims table.*"))
+    else:
+        display(Markdown(claims_markdown(payload)))
     for png in sorted(folder.glob("*.png")):
         display(Image(filename=str(png)))
 

@@ -1,0 +1,149 @@
+"""Claims of chapter 05: SSMs that express n-gram languages (Nandakumar et al.)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from seqmi.claims import Claim, binomial_ci, bootstrap_ci, decide, exact, illustration, profile_of
+
+NEAR_PERFECT = 0.95  # what we read "near-perfect accuracy" as
+CLUSTERED = 0.9  # variance explained by the last trigram above which states "cluster" by it
+TUNED = "SGD at lr {tuned:g} instead of the paper's 0.001 (at 0.001 nothing is learnt in 25 epochs)"
+
+
+def _seeds_needed(k: int, n: int) -> int:
+    """Seeds at which a fraction k/n (or 1/2 ± 0.25 when it is 0 or 1) leaves 1/2 outside the Wilson interval."""
+    p = min(max(k / n, 0.25), 0.75) if n else 0.25
+    m = n + 1
+    while m < 1000:
+        lo, hi = binomial_ci(p * m, m)
+        if hi < 0.5 or lo > 0.5:
+            return m
+        m += 1
+    return m
+
+
+def _accuracy_claim(r: dict[str, Any], cid: str, source: str, statement: str, key: str, sub: str) -> Claim:
+    t = r["training"]
+    acc = np.asarray(t["accuracy"][key], dtype=float)
+    ci = bootstrap_ci(acc)
+    verdict = decide(ci, NEAR_PERFECT, claim_above=True)
+    scale = f"{profile_of(r)}: {t['n_seeds']} seeds, {t['epochs']} epochs, {t['n_train']} training sentences"
+    if verdict == "inconclusive":
+        sd = float(acc.std(ddof=1)) if len(acc) > 1 else float("nan")
+        half = (ci[1] - ci[0]) / 2
+        gap = abs(float(acc.mean()) - NEAR_PERFECT)
+        need = math.ceil(len(acc) * (half / gap) ** 2) if gap > 0 and half > 0 else len(acc) + 1
+        scale += f"; needs ≈ {max(need, len(acc) + 1)} seeds (seed s.d. {sd:.3f})"
+    return Claim(cid, source, statement, "statistical", float(acc.mean()), ci,
+                 f"bootstrap interval over seeds of the mean test accuracy above {NEAR_PERFECT}; below: not reproduced",
+                 verdict, sub, scale, f"accuracy per seed {np.round(acc, 3).tolist()}")
+
+
+def _seed_fraction_claim(r: dict[str, Any], cid: str, source: str, statement: str, hits: list[bool],
+                         rule: str, detail: str, sub: str) -> Claim:
+    """A property claimed of trained models in general: the fraction of seeds showing it, above 1/2."""
+    n, k = len(hits), int(sum(hits))
+    ci = binomial_ci(k, n)
+    verdict = decide(ci, 0.5, claim_above=True)
+    scale = f"{profile_of(r)}: {n} seeds (tuned learning rate)"
+    if verdict == "inconclusive":
+        scale += f"; needs ≈ {_seeds_needed(k, n)} seeds"
+    return Claim(cid, source, statement, "statistical", k / n if n else None, ci, rule, verdict, sub, scale, detail)
+
+
+def rules(r: dict[str, Any]) -> list[Claim]:
+    """The chapter's claims from its results dict."""
+    grid, rnn_grid, size_scan = r["construction_grid"], r["rnn_grid"], r["size_scan"]
+    eps = sorted({g["eps"] for g in grid}, reverse=True)
+    dims = sorted({g["embed_dim"] for g in grid}, reverse=True)
+    random_eps = r["random_eps"]
+    scale = (f"{profile_of(r)}: ε ∈ {eps}, d ∈ {dims}, {r['n_starting_sequences']} starting sequences, "
+             f"random languages up to |P| = {max(s['n_rules'] for s in size_scan)}")
+    ssm_ok = all(g["max_tv"] < g["eps"] for g in grid)
+    random_ok = all(x["max_tv"] < random_eps and x["window"] == x["n"] - 1 for x in r["random_languages"])
+    d1 = [x for x in size_scan if x["embed_dim"] == 1]
+    d1_fail = [x for x in d1 if x["max_tv"] >= random_eps]
+    d1_text = f"d = 1 ε-equivalent for |P| ∈ {[x['n_rules'] for x in d1 if x['max_tv'] < random_eps]}"
+    if d1_fail:
+        d1_text += (f"; fails at |P| = {[x['n_rules'] for x in d1_fail]} (cond "
+                    + ", ".join(f"{x['condition_number']:.0e}" for x in d1_fail) + ")")
+    w = r["window_checks"]["ssm"]
+    window_ok = all(v["max_logit_change_older_words"] == 0.0 and v["window"] == 3 for v in r["window_checks"].values())
+    cond = r["conditioning_scan"]
+    full_rank = all(rank == r["n_contexts"] for c in cond for rank in c["ranks"])
+    rnn_ok = all(g["max_tv"] < g["eps"] and g["W_cubed_is_zero"] for g in rnn_grid)
+    pieces_ok = all(x["bound_holds"] for x in r["piece_counting"])
+    memo_ok = r["memorisation_error"] < 1e-6 and r["memorisation_sign_changes"] == r["n_points"] - 1
+    t = r["training"]
+    tuned = TUNED.format(tuned=t["tuned_lr"])
+    ssm_out = [x["n_outside"] for x in r["spectra"]["ssm"]]
+    rnn_out = [x["n_outside"] for x in r["spectra"]["rnn"]]
+    ex = r["explained_by_last_trigram"]
+    return [
+        Claim("nandakumar.appB.145-rules", "Nandakumar et al. Appendix B",
+              "The example language has |P| = 145 three-word rules, listed in a table", "exact", r["n_contexts"], None,
+              "the rules generated from the grammar are the printed table's 145", exact(
+                  r["n_contexts"] == 145 and r["paper_table_same_set"]), "", scale,
+              f"|P| = {r['n_contexts']}; identical to the printed table: {r['paper_table_same_set']}"),
+        Claim("nandakumar.thm4-1.ssm-eps-equivalent", "Nandakumar et al. Theorem 4.1, Prop. 4.4-4.5",
+              "An SSM with |P| hidden neurons is ε-equivalent to f_N, for any ε and embedding dim d ≥ 1", "exact",
+              r["worst_tv_over_eps"], None,
+              f"max TV < ε at every (ε, d) over all starting sequences, and on random languages (ε = {random_eps})",
+              exact(ssm_ok and random_ok), "", scale, f"max TV/ε = {r['worst_tv_over_eps']:.3f}"),
+        Claim("nandakumar.sec4-3.any-embedding-dim", "Nandakumar et al. Sec. 4.1, 4.3",
+              "Any embedding dimension works, d = 1 included; checked in float64 on growing random languages", "exact",
+              None, None, f"d = 1 ε-equivalent (ε = {random_eps}) at every language size", exact(not d1_fail), "", scale,
+              d1_text),
+        Claim("nandakumar.prop4-6.nilpotent-window", "Nandakumar et al. Prop. 4.6",
+              "A nilpotent of order n−1 makes the output depend on the last n−1 words only", "exact",
+              w["max_logit_change_older_words"], None,
+              "A^3 = 0, older words change the logits by exactly 0, and the third-last word does change the prediction",
+              exact(window_ok and w["max_tv_change_third_word"] > 0), "", scale,
+              f"older words change the logits by {w['max_logit_change_older_words']:.0e}; the 3rd-last word by TV "
+              f"{w['max_tv_change_third_word']:.2f}"),
+        Claim("nandakumar.lemA2-A4.independent-states", "Nandakumar et al. Lemmas A.2-A.4",
+              "Generic B, nilpotent A and a bias make the post-ReLU states linearly independent", "exact", None, None,
+              f"numerical rank {r['n_contexts']} in every draw at every embedding dimension", exact(full_rank), "",
+              scale, f"d ∈ {[c['embed_dim'] for c in cond]}, median cond "
+              f"{min(r['median_condition_number']):.1e}–{max(r['median_condition_number']):.1e}"),
+        Claim("nandakumar.sec4-5.rnn-expresses", "Nandakumar et al. Sec. 4.5, Lemma A.7, App. A.4",
+              "RNNs with a block-nilpotent hidden matrix express f_N too (expected, with a sketch)", "exact",
+              max(g["max_tv"] for g in rnn_grid), None, "W³ = 0 exactly and max TV < ε at every ε",
+              exact(rnn_ok), "", scale, f"max TV = {max(g['max_tv'] for g in rnn_grid):.1e}"),
+        Claim("nandakumar.propA8.piece-counting", "Nandakumar et al. Prop. A.8",
+              "With fewer neurons an alternating set cannot be memorised (piece counting); N neurons suffice",
+              "illustration", None, None,
+              "illustration of a counting identity: random SSMs never exceed m+1 pieces with one sign change each "
+              "(the proposition's count, sampled), and the construction with m = N memorises to 1e-6",
+              illustration(True, pieces_ok and memo_ok), "", scale,
+              f"{len(r['piece_counting'])} hidden sizes; construction error {r['memorisation_error']:.0e}, "
+              f"{r['memorisation_sign_changes']} sign changes"),
+        _accuracy_claim(r, "nandakumar.sec5-1.ssm-paper-lr", "Nandakumar et al. Sec. 5.1",
+                        f"SSM trained with SGD lr {t['paper_lr']:g}, 25 epochs, 40 sentences: near-perfect accuracy",
+                        "ssm_paper", ""),
+        _accuracy_claim(r, "nandakumar.sec5-1.ssm-tuned-lr", "Nandakumar et al. Sec. 5.1, lr tuned here",
+                        "…and near-perfect with a tuned learning rate (our setting)", "ssm_tuned", tuned),
+        _accuracy_claim(r, "nandakumar.sec5-2.rnn-paper-lr", "Nandakumar et al. Sec. 5.2, 6",
+                        "RNNs trained the same way reach near-perfect accuracy (paper's setting)", "rnn_paper", ""),
+        _accuracy_claim(r, "nandakumar.sec5-2.rnn-tuned-lr", "Nandakumar et al. Sec. 5.2, 6, lr tuned here",
+                        "…and with the tuned learning rate (our setting)", "rnn_tuned", tuned),
+        _seed_fraction_claim(r, "nandakumar.fig5-2.ssm-one-exception", "Nandakumar et al. Sec. 5.2, Fig. 5.2",
+                             "Eigenvalues of a trained SSM's A lie inside the unit circle, with one exception",
+                             [k == 1 for k in ssm_out],
+                             "fraction of seeds with exactly one eigenvalue of modulus ≥ 1 (Wilson interval) above 1/2",
+                             f"eigenvalues outside per seed: {ssm_out}", tuned),
+        _seed_fraction_claim(r, "nandakumar.sec5-2.rnn-several-outside", "Nandakumar et al. Sec. 5.2",
+                             "A trained RNN's W has several eigenvalues of modulus > 1", [k >= 2 for k in rnn_out],
+                             "fraction of seeds with two or more eigenvalues of modulus ≥ 1 (Wilson interval) above 1/2",
+                             f"eigenvalues outside per seed: {rnn_out}", tuned),
+        Claim("nandakumar.fig4.states-cluster", "Nandakumar et al. Sec. 5.3, Fig. 4",
+              "Hidden states of the trained SSM cluster by the last trigram", "statistical", ex["trained_ssm"], None,
+              f"variance of the states explained by the last trigram ≥ {CLUSTERED}, over every starting sequence, "
+              "for one trained model (seed 0): no interval over seeds", exact(ex["trained_ssm"] >= CLUSTERED), tuned,
+              f"{profile_of(r)}: one trained model, {r['n_starting_sequences']} starting sequences",
+              f"trained SSM {ex['trained_ssm']:.3f}, RNN {ex['trained_rnn']:.3f}, constructed {ex['constructed_ssm']:.3f}"),
+    ]

@@ -1,0 +1,208 @@
+"""The claim rules: the record's validation, the decision helpers, and every branch of the
+statistical rules on synthetic results (no chapter is executed here)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from seqmi import claims
+from seqmi.claims import ch03_rnn_transformer_mi as ch03
+from seqmi.claims import ch04_bipartite_mi_l2m as ch04
+from seqmi.claims import ch05_ngram_ssm as ch05
+from seqmi.claims import ch06_attention_gradients as ch06
+
+
+def _claim(**kw):
+    base = dict(id="p.x", source="eq. 1", statement="s", kind="exact", value=1.0, ci=None, rule="r",
+                verdict="reproduced", substitution="", scale="quick")
+    return claims.Claim(**{**base, **kw})
+
+
+def test_claim_rejects_bad_values():
+    with pytest.raises(ValueError, match="kind must be one of"):
+        _claim(kind="anecdote")
+    with pytest.raises(ValueError, match="verdict must be one of"):
+        _claim(verdict="sort of")
+    with pytest.raises(ValueError, match="only a statistical claim can be inconclusive"):
+        _claim(verdict="inconclusive")
+    with pytest.raises(ValueError, match="ci must be"):
+        _claim(kind="statistical", ci=[1.0])
+    with pytest.raises(ValueError, match="must not be empty"):
+        _claim(scale="")
+    with pytest.raises(ValueError, match=r"lacks the field\(s\) \['scale'\]"):
+        claims.check_record({k: v for k, v in _claim().as_dict().items() if k != "scale"})
+
+
+def test_as_dict_stores_plain_numbers():
+    d = _claim(kind="statistical", value=np.float64(0.5), ci=[np.float32(0.25), float("inf")]).as_dict()
+    assert d["value"] == 0.5 and d["ci"] == [0.25, None]
+    claims.check_record(d)
+
+
+def test_decide_has_three_outcomes():
+    assert claims.decide([0.2, 0.4], 0.1) == "reproduced"
+    assert claims.decide([-0.4, -0.2], 0.1) == "not reproduced"
+    assert claims.decide([0.0, 0.4], 0.1) == "inconclusive"
+    assert claims.decide([0.2, 0.4], 0.5, claim_above=False) == "reproduced"
+    assert claims.decide([0.6, 0.9], 0.5, claim_above=False) == "not reproduced"
+    assert claims.decide([float("nan"), 1.0], 0.5) == "inconclusive"
+    assert claims.decide_within([0.2, 0.3], 0.0, 1.0) == "reproduced"
+    assert claims.decide_within([1.2, 1.3], 0.0, 1.0) == "not reproduced"
+    assert claims.decide_within([-0.5, 0.5], 0.0, 1.0) == "inconclusive"
+
+
+def test_needed_samples_scales_with_the_square_of_noise_over_effect():
+    # sd 0.15 at 20 000 samples, an effect of 0.08: (1.96 * 0.15 / 0.08)^2 = 13.5 times more
+    assert claims.needed_samples(20000, 0.15, 0.08) == math.ceil(20000 * (claims.Z95 * 0.15 / 0.08) ** 2)
+    assert claims.needed_samples(5, 0.01, 1.0) == 6  # already resolved: at least one more than measured
+    assert claims.needed_samples(5, float("nan"), 1.0) == 6
+
+
+def test_intervals():
+    lo, hi = claims.bootstrap_ci(np.arange(10.0))
+    assert lo < 4.5 < hi and 2 < lo and hi < 7
+    assert claims.bootstrap_ci([1.0, 1.0]) == [1.0, 1.0]
+    lo, hi = claims.binomial_ci(1990, 2000)
+    assert lo < 0.995 < hi and lo > 0.99
+    assert claims.binomial_ci(0, 2)[0] == 0.0
+
+
+def test_for_chapter_rejects_unknown_chapters():
+    with pytest.raises(ValueError, match="no claim rules for chapter '99_nothing'"):
+        claims.for_chapter("99_nothing", {})
+
+
+# ---------------------------------------------------------------- chapter 03
+
+
+def _curve(kind, n=100):
+    tau = np.arange(1, n + 1, dtype=float)
+    return (0.1 * np.exp(-tau / 20) if kind == "exp" else 0.1 * tau**-0.5).tolist()
+
+
+def _point(xi, lo, hi, params=100, kind="exp", gamma=1.0, gamma_ci=(0.9, 1.1), n_fit=100):
+    return {"mi": _curve(kind), "xi": xi, "xi_ci": [lo, hi], "params": params, "gamma": gamma,
+            "gamma_ci": list(gamma_ci), "n_fit_points": n_fit}
+
+
+def _ch03(widths=(2, 8), points=None, gains=None, gap_null=0.15):
+    pts = {f"rnn_w{w}_d1": _point(10 + w, 8 + w, 12 + w, params=10 * w) for w in widths}
+    pts.update({f"lstm_w{w}_d1": _point(20 + w, 18 + w, 22 + w, params=40 * w) for w in widths})
+    pts["rnn_w8_d2"] = _point(30, 28, 32, params=300)
+    pts["transformer_w8_d1"] = _point(float("inf"), 900, float("inf"), kind="power", gamma=0.45,
+                                      gamma_ci=(0.4, 0.5))
+    pts.update(points or {})
+    return {
+        "profile": "quick", "n_train": 800, "length": 128, "n_generate": 500, "threshold": 1e-3,
+        "data_fit": {"xi": 95.0, "xi_ci": [88.0, 103.0], "gamma": 0.44, "gamma_ci": [0.43, 0.46], "n_fit_points": 100},
+        "points": pts,
+        "split_short_range_difference": {"contiguous_valid": [-0.018, 0.005], "contiguous_test": [-0.019, 0.008],
+                                         "random_valid": [0.0, 0.009], "random_test": [0.005, 0.009]},
+        "split_long_range": {"contiguous": {"valid": 1e-3, "train": 2e-4, "null_mean": 1.1e-3, "null_sd": 7e-5,
+                                            "z_valid": -1.0, "z_train": -12.0}},
+        "text_gaps": {"lstm 64×1": 0.7, "transformer 64×1": 0.85},
+        "intermediate_gaps": {"lstm 64×1": 0.66, "word_lstm 64×1": 0.36, "word_transformer 64×1": 0.68},
+        "gap_null": gap_null,
+        "depth_gains": gains if gains is not None else {"lstm 64×1→2": -0.08, "word_lstm 64×1→2": -0.09},
+        "samples_floor_dominated": False,
+        "settings": {"restarts": 1, "rnn_widths": list(widths), "rnn_depths": [1, 2], "depth_widths": [8],
+                     "transformer_widths": [8], "text_lstm_widths": [64], "word_lstm_widths": [64],
+                     "word_transformer_widths": [64], "text_train_chars": 200000, "text_epochs": 2,
+                     "word_epochs": 2, "text_generate": 20000, "text_max_lag": 100, "mid_start": 10,
+                     "split_row": 1000, "split_max_lag": 100},
+    }
+
+
+def _ch03_claim(results, cid):
+    return claims.by_id(claims.for_chapter("03_rnn_transformer_mi", results), cid)
+
+
+def test_ch03_saturation_needs_widths_above_32():
+    c = _ch03_claim(_ch03(), "shen2019.fig1c.rnn-xi-saturates")
+    assert c.verdict == "inconclusive" and "widths above 32" in c.scale
+    # growth 2 -> 32 resolved, the width-128 model's xi under twice the width-32 one's
+    sat = {"rnn_w2_d1": _point(10, 9, 11), "rnn_w32_d1": _point(40, 38, 42), "rnn_w128_d1": _point(45, 43, 47)}
+    assert _ch03_claim(_ch03((2, 32, 128), sat), "shen2019.fig1c.rnn-xi-saturates").verdict == "reproduced"
+    grows = {**sat, "rnn_w128_d1": _point(200, 190, 210)}
+    assert _ch03_claim(_ch03((2, 32, 128), grows), "shen2019.fig1c.rnn-xi-saturates").verdict == "not reproduced"
+
+
+def test_ch03_depth_claims_follow_the_noise_band():
+    c = _ch03_claim(_ch03(), "shen2019.fig8b.lstm-depth-no-gain")
+    assert c.verdict == "inconclusive"
+    # the smallest |gain| decides the scale: 20 000 * (0.15 / 0.08)^2 characters
+    assert f"{math.ceil(20000 * (0.15 / 0.08) ** 2):,}" in c.scale
+    assert _ch03_claim(_ch03(gains={"lstm 64×1→2": -0.5}), "shen2019.fig8b.lstm-depth-no-gain").verdict == "reproduced"
+    assert _ch03_claim(_ch03(gains={"lstm 64×1→2": 0.5}), "shen2019.fig8b.lstm-depth-no-gain").verdict == "not reproduced"
+    tf = _ch03(gains={"word_transformer 64×1→2": 0.5}, gap_null=0.1)
+    assert _ch03_claim(tf, "shen2019.fig10b.transformer-depth-gain").verdict == "reproduced"
+
+
+def test_ch03_decay_form_is_read_from_the_curve():
+    exp_form = ch03.form_interval(_curve("exp"), 1e-3)
+    pow_form = ch03.form_interval(_curve("power"), 1e-3)
+    assert exp_form[0] > 0 and pow_form[1] < 0
+    assert _ch03_claim(_ch03(), "shen2019.fig1a.rnn-exponential").verdict == "reproduced"
+    power = {"rnn_w2_d1": _point(12, 10, 14, kind="power")}
+    assert _ch03_claim(_ch03(points=power), "shen2019.fig1a.rnn-exponential").verdict == "not reproduced"
+    # xi intervals overlapping the data's leave the claim open
+    wide = {"rnn_w2_d1": _point(60, 20, 120)}
+    assert _ch03_claim(_ch03(points=wide), "shen2019.fig1a.rnn-exponential").verdict == "inconclusive"
+
+
+def test_ch03_depth_beats_width_needs_a_wider_model():
+    c = _ch03_claim(_ch03(), "shen2019.fig1d.rnn-depth-beats-width")
+    assert c.verdict == "inconclusive" and "at least 300 parameters" in c.scale
+    wide = {"rnn_w32_d1": _point(20, 18, 22, params=320)}
+    assert _ch03_claim(_ch03((2, 8, 32), wide), "shen2019.fig1d.rnn-depth-beats-width").verdict == "reproduced"
+
+
+# ---------------------------------------------------------------- chapter 04
+
+
+def test_ch04_vclub_difference_interval():
+    fd, fv = {"beta": 0.74, "ci": [-1.47, 2.95]}, {"beta": 0.51, "ci": [-0.08, 1.10]}
+    r = {"profile": "quick", "text_bipartite": {"m/direct": {"lengths": [4, 32], "fit": fd,
+                                                             "estimates": [{"n": 6}]},
+                                                "m/vclub": {"lengths": [4, 32], "fit": fv, "estimates": [{"n": 6}]}}}
+    assert ch04._sublinear(fd)[0] == "inconclusive"
+    assert ch04._sublinear({"beta": 0.5, "ci": [0.4, 0.6]})[0] == "reproduced"
+    assert ch04._sublinear({"beta": 1.5, "ci": [1.2, 1.8]})[0] == "not reproduced"
+    assert ch04._sublinear(None)[0] == "inconclusive"
+    assert ch04._docs(r, "m") == 6
+
+
+def test_ch04_rank_correlation_interval():
+    lo, hi = ch04.spearman_interval(0.8, 4)
+    assert lo < 0 < 0.8 < hi  # four runs say almost nothing
+    lo, hi = ch04.spearman_interval(0.95, 40)
+    assert 0.8 < lo < 0.95 < hi
+    lo, hi = ch04.ratio_interval([2.0, 2.1, 1.9, 2.0], [1.0, 1.1, 0.9, 1.0])
+    assert 1.5 < lo < 2.0 < hi < 2.5
+
+
+# ---------------------------------------------------------------- chapter 05
+
+
+def test_ch05_seed_fractions():
+    r = {"profile": "quick"}
+    one = ch05._seed_fraction_claim(r, "n.x", "s", "t", [True] * 5, "rule", "", "")
+    none = ch05._seed_fraction_claim(r, "n.x", "s", "t", [False] * 5, "rule", "", "")
+    few = ch05._seed_fraction_claim(r, "n.x", "s", "t", [False, True], "rule", "", "")
+    assert (one.verdict, none.verdict, few.verdict) == ("reproduced", "not reproduced", "inconclusive")
+    assert "needs ≈" in few.scale
+
+
+# ---------------------------------------------------------------- chapter 06
+
+
+def test_ch06_accuracy_and_budget():
+    c = ch06._accuracy("k.x", "s", "t", 0.998, 2000, "", "quick", "")
+    assert c.verdict == "reproduced"
+    c = ch06._accuracy("k.x", "s", "t", 0.991, 2000, "", "quick", "")
+    assert c.verdict == "inconclusive" and "larger held-out batch" in c.scale
+    c = ch06._accuracy("k.x", "s", "t", 0.0, 2000, "", "quick", "")
+    assert c.verdict == "not reproduced"
+    c = ch06._accuracy("k.x", "s", "t", 0.0, 2000, "", "quick", "", budget_note="needs ≥ 1100 updates")
+    assert c.verdict == "inconclusive" and c.scale.endswith("needs ≥ 1100 updates")

@@ -1,0 +1,36 @@
+"""The scoreboard reads each chapter's largest run and counts verdicts per paper."""
+
+import json
+
+from seqmi import claims
+from seqmi.claims import scoreboard
+
+
+def _write(folder, verdicts, commit="abc", old=False, profile=None):
+    folder.mkdir(parents=True)
+    rows = [claims.Claim(f"shen2019.x.c{i}", "Fig. 1", "s", "statistical", 0.5, [0.1, 0.9], "r", v, "",
+                         "quick: n = 1").as_dict() for i, v in enumerate(verdicts)]
+    if old:
+        rows = [{"claim": "s", "source": "Fig. 1", "measured": "0.5", "verdict": "reproduced"}]
+    (folder / "results.json").write_text(json.dumps({"chapter": folder.name, "results": {}, "claims": rows}))
+    (folder / "provenance.json").write_text(json.dumps({"commit": commit, "profile": profile or folder.parent.name}))
+
+
+def test_largest_current_run_wins(tmp_path):
+    root, live = tmp_path / "book", tmp_path / "out" / "artifacts"
+    _write(root / "results" / "full" / "00_a", ["reproduced"], commit="full000000")
+    _write(root / "results" / "reference" / "00_a", ["inconclusive"])
+    _write(root / "results" / "reference" / "01_b", ["not reproduced", "inconclusive"], commit="ref1111111")
+    _write(live / "01_b", ["reproduced"], profile="quick")
+    _write(root / "results" / "full" / "02_c", [], old=True)  # predates the claim record
+    _write(live / "02_c", ["erratum"], commit="live222222", profile="quick")
+    rows = scoreboard.collect(root, ["00_a", "01_b", "02_c", "03_none"], live)
+    assert [(r.chapter, r.origin, r.claim["verdict"]) for r in rows] == [
+        ("00_a", "results/full", "reproduced"),
+        ("01_b", "results/reference", "not reproduced"), ("01_b", "results/reference", "inconclusive"),
+        ("02_c", "live quick run", "erratum")]
+    text = scoreboard.markdown(rows, linked={"00_a"})
+    assert "4 claims from 3 chapters." in text
+    assert "| Shen 2019 | 1 | 1 | 1 | 1 | 4 |" in text
+    assert "{ref}`00 <claims-00_a>`" in text and "<claims-01_b>" not in text
+    assert "results/full (full000000)" in text
