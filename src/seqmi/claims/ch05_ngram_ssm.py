@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from seqmi.claims import Claim, binomial_ci, bootstrap_ci, decide, exact, illustration, profile_of
+from seqmi.claims import Claim, binomial_ci, bootstrap_ci, decide, exact, illustration, needed_samples, profile_of
 
 NEAR_PERFECT = 0.95  # what we read "near-perfect accuracy" as
 CLUSTERED = 0.9  # variance explained by the last trigram above which states "cluster" by it
@@ -53,6 +53,51 @@ def _seed_fraction_claim(r: dict[str, Any], cid: str, source: str, statement: st
     if verdict == "inconclusive":
         scale += f"; needs ≈ {_seeds_needed(k, n)} seeds"
     return Claim(cid, source, statement, "statistical", k / n if n else None, ci, rule, verdict, sub, scale, detail)
+
+
+def _small_d_claim(r: dict[str, Any]) -> Claim:
+    """Sec. 5.1: "SGD does not converge when the dimension d is very small"."""
+    runs = r["small_embeddings"]
+    d_min = min(x["embed_dim"] for x in runs)
+    lrs = sorted({x["lr"] for x in runs})
+    acc = {lr: np.array([x["accuracy"] for x in runs if x["embed_dim"] == d_min and x["lr"] == lr]) for lr in lrs}
+    best = max(lrs, key=lambda lr: acc[lr].mean())
+    ci = bootstrap_ci(acc[best])
+    verdict = decide(ci, 0.5, claim_above=False)
+    scale = f"{profile_of(r)}: d ∈ {sorted({x['embed_dim'] for x in runs})}, SGD lr ∈ {lrs}, {len(acc[best])} seeds"
+    if verdict == "inconclusive":
+        se = float(acc[best].std(ddof=1) / math.sqrt(len(acc[best]))) if len(acc[best]) > 1 else float("nan")
+        scale += f"; needs ≈ {needed_samples(len(acc[best]), se, abs(float(acc[best].mean()) - 0.5))} seeds"
+    diverged = {lr: sum(x["diverged"] for x in runs if x["embed_dim"] == d_min and x["lr"] == lr) for lr in lrs}
+    return Claim("nandakumar.sec5-1.small-d-no-convergence", "Nandakumar et al. Sec. 5.1",
+                 "SGD does not converge when the embedding dimension d is very small", "statistical",
+                 float(acc[best].mean()), ci,
+                 f"at d = {d_min}, the bootstrap interval over seeds of the test accuracy at the best of the learning "
+                 "rates tried, below 1/2 (does not converge) or above it (converges)", verdict,
+                 "SGD learning rates of our grid, not the paper's 0.001 (at which no d learns in 25 epochs here)",
+                 scale, f"d = {d_min}: accuracy " + ", ".join(f"lr {lr:g}: {np.round(acc[lr], 3).tolist()}"
+                                                              for lr in lrs)
+                 + "; runs whose loss diverged: " + ", ".join(f"lr {lr:g}: {k}" for lr, k in diverged.items()))
+
+
+def _lipschitz_claim(r: dict[str, Any]) -> Claim:
+    """Sec. 5.2: the RNN's state map contracts, which bounds its effective window."""
+    lip = r["lipschitz"]
+    q = np.asarray(lip["contraction"]["rnn"], dtype=float)
+    ci = bootstrap_ci(q)
+    verdict = decide(ci, 1.0, claim_above=False)
+    scale = f"{profile_of(r)}: {len(q)} seeds, lags 0..{lip['lags'][-1]} on 12-word test prefixes"
+    if verdict == "inconclusive":
+        se = float(q.std(ddof=1) / math.sqrt(len(q))) if len(q) > 1 else float("nan")
+        scale += f"; needs ≈ {needed_samples(len(q), se, abs(float(q.mean()) - 1.0))} seeds"
+    return Claim("nandakumar.sec5-2.rnn-lipschitz-window", "Nandakumar et al. Sec. 5.2",
+                 "Though W has eigenvalues near or beyond 1, the RNN's map h_(t-k) -> h_t shrinks to 0 as k grows: "
+                 "its Lipschitz norm bounds an effective context window", "statistical", float(q.mean()), ci,
+                 "per-step contraction factor of the state-map Jacobian's operator norm (fitted on k ≥ 4, mean over "
+                 "test prefixes), bootstrap interval over seeds below 1",
+                 verdict, TUNED.format(tuned=r["training"]["tuned_lr"]), scale,
+                 f"factor per seed {np.round(q, 3).tolist()}; window at {r['window_tol']:g}: "
+                 f"{np.round(lip['window']['rnn'], 1).tolist()} steps (SSM: {np.round(lip['window']['ssm'], 1).tolist()})")
 
 
 def rules(r: dict[str, Any]) -> list[Claim]:
@@ -146,4 +191,6 @@ def rules(r: dict[str, Any]) -> list[Claim]:
               "for one trained model (seed 0): no interval over seeds", exact(ex["trained_ssm"] >= CLUSTERED), tuned,
               f"{profile_of(r)}: one trained model, {r['n_starting_sequences']} starting sequences",
               f"trained SSM {ex['trained_ssm']:.3f}, RNN {ex['trained_rnn']:.3f}, constructed {ex['constructed_ssm']:.3f}"),
+        _small_d_claim(r),
+        _lipschitz_claim(r),
     ]
