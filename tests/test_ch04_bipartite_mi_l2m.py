@@ -226,7 +226,7 @@ def test_claims(book_run):
     from seqmi.claims import by_id
 
     stored = book_run.claims(CHAPTER)
-    assert len(stored) == 22
+    assert len(stored) == 23
     for cid in ("chen2025.sec4-4.identical-tokens", "chen2025.fig3a.same-two-point-far",
                 "chen2025.fig3a.two-point-alpha", "chen2025.fig3b.subvolume-beta", "chen2025.fig3b.log-family"):
         c = by_id(stored, cid)

@@ -136,3 +136,6 @@ def test_table5_rows(book_run, res):
     # Theorem 2's pattern is built to meet the bound: shown (the level at or above it), not counted
     sparse = by_id(stored, "kerg2020.thm2.sparse-level")
     assert sparse["kind"] == "illustration" and sparse["value"] >= 1
+    # on generic patterns the inequality is a real check: the exact gradient against the measured depth
+    generic = by_id(stored, "kerg2020.thm2.generic-patterns")
+    assert generic["kind"] == "exact" and generic["verdict"] == "reproduced" and generic["value"] >= 1
