@@ -170,6 +170,32 @@ def decide_within(ci: Sequence[float], low: float, high: float) -> str:
     return "inconclusive"
 
 
+def combine(verdicts: Sequence[str]) -> str:
+    """One verdict from the verdicts of a claim's parts.
+
+    Every part reproduced: ``"reproduced"``; any part not reproduced: ``"not reproduced"``;
+    otherwise (or with no parts) ``"inconclusive"``.
+    """
+    if not verdicts:
+        return "inconclusive"
+    if "not reproduced" in verdicts:
+        return "not reproduced"
+    return "reproduced" if all(v == "reproduced" for v in verdicts) else "inconclusive"
+
+
+def needed_for_interval(n0: int, half_width: float, effect: float) -> int:
+    """Sample size at which an interval of ``half_width`` measured at ``n0`` shrinks below ``|effect|``.
+
+    The half-width falls as ``1/√n``: ``n ≈ n0·(half_width/|effect|)²``, never fewer than
+    ``n0 + 1``; with no effect at all, ``100·n0`` (no affordable scale decides it).
+    """
+    if not (math.isfinite(half_width) and half_width > 0):
+        return n0 + 1
+    if not (math.isfinite(effect) and abs(effect) > 0):
+        return 100 * n0
+    return max(n0 + 1, math.ceil(n0 * (half_width / abs(effect)) ** 2))
+
+
 def needed_samples(n0: int, sd: float, effect: float, z: float = Z95) -> int:
     """Samples that resolve ``effect`` at level ``z``: ``n ≈ n0·(z·σ/δ)²`` with σ measured at ``n0``.
 

@@ -16,29 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from seqmi.claims import Claim, decide, decide_within, profile_of
+from seqmi.claims import Claim, combine, decide, decide_within, needed_for_interval, profile_of
 
 SATURATION_WIDTH = 32  # Fig. 1c: ξ grows like ln m up to m ≈ 32, then saturates
 GAMMA_TOLERANCE = 0.15  # the Transformer's exponent counts as the data's within this
 TEXT_SUBSTITUTION = "KJV Bible (Genesis–Revelation splits) instead of WikiText-2"
-
-
-def _combine(verdicts: list[str]) -> str:
-    """All parts reproduced: reproduced; any part not reproduced: not reproduced; else inconclusive."""
-    if not verdicts:
-        return "inconclusive"
-    if "not reproduced" in verdicts:
-        return "not reproduced"
-    return "reproduced" if all(v == "reproduced" for v in verdicts) else "inconclusive"
-
-
-def _needed(n0: int, half_width: float, effect: float) -> int:
-    """Sample size at which an interval of ``half_width`` at ``n0`` shrinks below ``|effect|``."""
-    if not (math.isfinite(half_width) and half_width > 0):
-        return n0 + 1
-    if not (math.isfinite(effect) and abs(effect) > 0):
-        return 100 * n0
-    return max(n0 + 1, math.ceil(n0 * (half_width / abs(effect)) ** 2))
 
 
 def form_interval(mi: list[float], threshold: float, n_resamples: int = 1000, seed: int = 0) -> list[float]:
@@ -102,13 +84,13 @@ def _rnn_exponential(r: dict[str, Any]) -> Claim:
                  else "not reproduced" if p["xi_ci"][0] > data["xi_ci"][1] else "inconclusive")
         parts += [decide(form, 0.0, claim_above=True), short]
         notes.append(f"{_xi_str(f'rnn {w}', p)}, ln(RSS_pow/RSS_exp) ∈ [{form[0]:+.2f}, {form[1]:+.2f}]")
-    verdict = _combine(parts)
+    verdict = combine(parts)
     scale = _binary_scale(r)
     if verdict == "inconclusive":
         worst = min((f for f in forms if all(map(math.isfinite, f))), key=lambda f: abs(sum(f)) / 2,
                     default=[float("nan")] * 2)
         half, mid = (worst[1] - worst[0]) / 2, (worst[0] + worst[1]) / 2
-        scale += f"; deciding the decay form needs ≈ {_needed(r['n_generate'], half, mid)} generated sequences"
+        scale += f"; deciding the decay form needs ≈ {needed_for_interval(r['n_generate'], half, mid)} generated sequences"
     return Claim("shen2019.fig1a.rnn-exponential", "Shen 2019 Sec. 4.2.1, Fig. 1a",
                  "Vanilla-RNN samples decay exponentially, with ξ far below the data's", "statistical",
                  None, None,
@@ -145,7 +127,7 @@ def _growth_and_saturation(r: dict[str, Any], kind: str) -> tuple[list[str], lis
 
 def _rnn_saturates(r: dict[str, Any]) -> Claim:
     parts, notes, missing = _growth_and_saturation(r, "rnn")
-    verdict = _combine(parts)
+    verdict = combine(parts)
     scale = _binary_scale(r) + (f"; needs {missing}" if missing else "")
     return Claim("shen2019.fig1c.rnn-xi-saturates", "Shen 2019 Fig. 1c",
                  "Vanilla-RNN ξ grows like ln m up to m≈32, then saturates (≈100)", "statistical", None, None,
@@ -166,7 +148,7 @@ def _lstm(r: dict[str, Any]) -> Claim:
               "not reproduced" if _pt(r, "lstm", w)["xi_ci"][0] > data["xi_ci"][1] else "inconclusive")
              for w in r["settings"]["rnn_widths"] if _pt(r, "lstm", w)]
     sat_parts, notes, missing = _growth_and_saturation(r, "lstm")
-    verdict = _combine(beats + below + sat_parts[-1:])
+    verdict = combine(beats + below + sat_parts[-1:])
     scale = _binary_scale(r) + (f"; the saturation needs {missing}" if missing else "")
     return Claim("shen2019.fig1c.lstm-beats-rnn-saturates", "Shen 2019 Fig. 1c, App. E.1.1",
                  "LSTM ξ exceeds the vanilla RNN's and saturates below the data's baseline", "statistical",
@@ -193,7 +175,7 @@ def _depth(r: dict[str, Any]) -> Claim:
     verdict = ("reproduced" if deep["xi_ci"][0] > w["xi_ci"][1]
                else "not reproduced" if deep["xi_ci"][1] < w["xi_ci"][0] else "inconclusive")
     if verdict == "inconclusive":
-        scale += f"; needs ≈ {_needed(r['n_generate'], (deep['xi_ci'][1] - deep['xi_ci'][0]) / 2, deep['xi'] - w['xi'])} generated sequences"
+        scale += f"; needs ≈ {needed_for_interval(r['n_generate'], (deep['xi_ci'][1] - deep['xi_ci'][0]) / 2, deep['xi'] - w['xi'])} generated sequences"
     return Claim("shen2019.fig1d.rnn-depth-beats-width", "Shen 2019 Fig. 1d", "Depth beats width for vanilla RNNs",
                  "statistical", deep["xi"], deep["xi_ci"],
                  "the deepest RNN's ξ interval above that of the narrowest single-layer RNN with at least as many "
@@ -208,7 +190,7 @@ def _transformer(r: dict[str, Any]) -> Claim:
     form = form_interval(p["mi"], r["threshold"], seed=99)
     diff = [p["gamma_ci"][0] - data["gamma_ci"][1], p["gamma_ci"][1] - data["gamma_ci"][0]]
     reach = "reproduced" if p["n_fit_points"] >= data["n_fit_points"] / 2 else "not reproduced"
-    verdict = _combine([reach, decide(form, 0.0, claim_above=False),
+    verdict = combine([reach, decide(form, 0.0, claim_above=False),
                         decide_within(diff, -GAMMA_TOLERANCE, GAMMA_TOLERANCE)])
     return Claim("shen2019.fig3a.transformer-power-law", "Shen 2019 Sec. 5.1, Fig. 3a, 9",
                  "A small Transformer reproduces the power law (exponent close to the data's)", "statistical",
@@ -257,12 +239,12 @@ def _gap_claim(r: dict[str, Any], cid: str, source: str, statement: str, rule: s
         parts.append(v)
         if v == "inconclusive" and (worst is None or abs(dlt) < abs(diffs[worst])):
             worst = name
-    verdict = _combine(parts)
+    verdict = combine(parts)
     scale = _text_scale(r)
     if r.get("samples_floor_dominated"):
         scale += "; samples floor-dominated (the training text at their size stays above 2e-3 at every τ)"
     if verdict == "inconclusive" and worst is not None:
-        scale += (f"; deciding {worst} needs ≈ {_needed(r['settings']['text_generate'], noise, diffs[worst]):,} "
+        scale += (f"; deciding {worst} needs ≈ {needed_for_interval(r['settings']['text_generate'], noise, diffs[worst]):,} "
                   "generated characters per model")
     return Claim(cid, source, statement, "statistical", None, None, rule, verdict, TEXT_SUBSTITUTION, scale,
                  detail + f"; noise band ± {noise:.2f}")

@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from seqmi.claims import Claim, Z95, decide, decide_within, exact, illustration, profile_of
+from seqmi.claims import (Z95, Claim, combine, decide, decide_within, exact, illustration, needed_for_interval,
+                          profile_of)
 
 BOUNDARY = ("the boundary operation between sub-volumes is our reading (b) of an ambiguous passage of "
             "App. B; reading (a) is computed alongside")
@@ -27,22 +28,6 @@ TWO_POINT = ("KJV instead of PG19/WikiText; seqmi uses the pair's own marginals,
 CLEAR_COLLAPSE = 0.95  # the rank correlation a clear collapse would show (Fig. 4(b))
 FIG5 = ("KJV instead of PG19; character models of equal size, trained here, instead of GPT-2 125M and "
         "Mamba 130M")
-
-
-def _combine(verdicts: list[str]) -> str:
-    if not verdicts:
-        return "inconclusive"
-    if "not reproduced" in verdicts:
-        return "not reproduced"
-    return "reproduced" if all(v == "reproduced" for v in verdicts) else "inconclusive"
-
-
-def _needed(n0: int, half_width: float, effect: float) -> int:
-    if not (math.isfinite(half_width) and half_width > 0):
-        return n0 + 1
-    if not (math.isfinite(effect) and abs(effect) > 0):
-        return 100 * n0
-    return max(n0 + 1, math.ceil(n0 * (half_width / abs(effect)) ** 2))
 
 
 def ratio_interval(num: list[float], den: list[float], n_resamples: int = 2000, seed: int = 0) -> list[float]:
@@ -142,11 +127,11 @@ def _fig4_claims(r: dict[str, Any]) -> list[Claim]:
     tf_flat = ratio_interval(*halves(kl("transformer", w_large, L_max)), seed=1)
     ssm_flat = ratio_interval(*halves(kl("mamba", w_small, L_max)), seed=2)
     flat = s["flat_ratio"]
-    flat_v = _combine([decide(tf_flat, flat, claim_above=False),
+    flat_v = combine([decide(tf_flat, flat, claim_above=False),
                        decide([ssm_flat[0] - tf_flat[1], ssm_flat[1] - tf_flat[0]], 0.0, claim_above=True)])
     tf_g = ratio_interval(kl("transformer", w_large, L_max), kl("transformer", w_large, L_min), seed=3)
     ssm_g = ratio_interval(kl("mamba", w_small, L_max), kl("mamba", w_small, L_min), seed=4)
-    growth_v = _combine([decide(ssm_g, 1.0, claim_above=True),
+    growth_v = combine([decide(ssm_g, 1.0, claim_above=True),
                          decide([ssm_g[0] - tf_g[1], ssm_g[1] - tf_g[0]], 0.0, claim_above=True)])
     n_runs = sum(1 for k in runs if k.startswith("mamba/"))
     rho = float(r["ssm_collapse_spearman"])
@@ -216,14 +201,14 @@ def _text_claims(r: dict[str, Any]) -> list[Claim]:
         scale = f"{profile_of(r)}: L = {lengths[0]}..{lengths[-1]} tokens, {n_docs} held-out chapters"
         fd, fv = _fit(r, m, "direct"), _fit(r, m, "vclub")
         parts = [_sublinear(fd), _sublinear(fv)]
-        verdict = _combine([p[0] for p in parts])
+        verdict = combine([p[0] for p in parts])
         sc = scale
         if verdict == "inconclusive":
             if fd is None or fv is None:
                 sc += "; a fit needs positive estimates at ≥ 3 lengths: longer L or more chapters"
             else:
                 half, margin = max(parts, key=lambda p: p[1] / max(p[2], 1e-9))[1:]
-                sc += f"; needs ≈ {_needed(n_docs, half, margin)} chapters per length"
+                sc += f"; needs ≈ {needed_for_interval(n_docs, half, margin)} chapters per length"
         out.append(Claim(f"chen2025.fig2bc.text-sublinear.{slug}", "Chen et al. 2025 Fig. 2(b, c), eqs. 6-7",
                          f"Bipartite MI of text grows as L^beta, 0 < beta < 1 (q = {m}, direct with 2-gram "
                          "correction and vCLUB)", "statistical", None if fd is None else fd["beta"],
@@ -241,7 +226,7 @@ def _text_claims(r: dict[str, Any]) -> list[Claim]:
             ci = [val - half, val + half]
             v = decide(ci, 0.0, claim_above=True)
             if v == "inconclusive":
-                sc += f"; needs ≈ {_needed(n_docs, half, val)} chapters per length"
+                sc += f"; needs ≈ {needed_for_interval(n_docs, half, val)} chapters per length"
         out.append(Claim(f"chen2025.appA6.vclub-below-direct.{slug}", "Chen et al. 2025 App. A.VI",
                          f"vCLUB's exponent is below the direct estimator's (q = {m})", "statistical", val, ci,
                          "interval of β_direct − β_vCLUB (half-widths added in quadrature) above 0", v, sub, sc,
@@ -263,7 +248,7 @@ def _text_claims(r: dict[str, Any]) -> list[Claim]:
                 if ratio != 2:
                     parts.append(_sublinear(fit)[0])
                 texts.append(f"L/l = {ratio}: {_beta_str(fit, est)}")
-        verdict = _combine(parts)
+        verdict = combine(parts)
         out.append(Claim(f"chen2025.appA5.text-unequal-splits.{slug}", "Chen et al. 2025 App. A.V",
                          f"Bipartite MI of text grows as L^beta, 0 < beta < 1, at unequal splits too (q = {m})",
                          "statistical", None, None,
@@ -286,9 +271,9 @@ def _text_claims(r: dict[str, Any]) -> list[Claim]:
                      "Compression (lzma) overestimates the exponent of the model-based estimates", "statistical",
                      None if lz is None else lz["beta"], None if lz is None else lz["ci"],
                      "the lzma β interval above every model's direct-estimate interval; below one: not reproduced",
-                     _combine(parts), TEXT,
+                     combine(parts), TEXT,
                      f"{profile_of(r)}: lzma on L = {lz_len[0] if lz_len else '?'}..{lz_len[-1] if lz_len else '?'} characters"
-                     + ("; needs narrower model intervals (more chapters per length)" if _combine(parts) == "inconclusive" else ""),
+                     + ("; needs narrower model intervals (more chapters per length)" if combine(parts) == "inconclusive" else ""),
                      f"lzma {_beta_str(lz, 'compression')} vs " + "; ".join(f"{m} {_beta_str(_fit(r, m, 'direct'), 'direct')}"
                                                                         for m in models)))
     return out
@@ -305,7 +290,7 @@ def _two_point_claim(r: dict[str, Any]) -> Claim:
                  "Two-point MI of text decays as a power law once the constant bias C is fitted out", "statistical",
                  tp["alpha"], tp["alpha_ci"],
                  "α's interval (given C) above 0, a fitted bias 0 < C < min I, and r² > 0.9 on the log scale",
-                 _combine(parts), TWO_POINT,
+                 combine(parts), TWO_POINT,
                  f"{profile_of(r)}: {tp['chars']} KJV characters, d = {tp['min_lag']}..{int(lags.max())}",
                  f"α = {tp['alpha']:.3f}, C = {tp['offset']:.1e}, r² = {tp['r2']:.3f}")
 
@@ -345,7 +330,7 @@ def _fig5_claim(r: dict[str, Any]) -> Claim:
     scale = (f"{profile_of(r)}: {f['tf_params']:,} vs {f['ssm_params']:,} parameters, {r['settings']['char_steps']} "
              f"steps, {f['n_docs']} held-out chapters of {len(f['tf_position_nll'])} characters")
     if verdict == "inconclusive":
-        scale += f"; needs ≈ {_needed(f['n_docs'], Z95 * f['gap_change_se'], f['gap_change'])} chapters"
+        scale += f"; needs ≈ {needed_for_interval(f['n_docs'], Z95 * f['gap_change_se'], f['gap_change'])} chapters"
     return Claim("chen2025.fig5.transformer-advantage-grows", "Chen et al. 2025 Fig. 5",
                  "On text, the Transformer's advantage over an SSM of similar size grows with position", "statistical",
                  f["gap_change"], ci,
