@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -13,6 +14,11 @@ ROOT = Path(__file__).resolve().parents[1]
 API = ROOT / "book" / "api"
 
 
+def _defines_members(path: Path) -> bool:
+    tree = ast.parse(path.read_text())
+    return any(isinstance(node, (ast.FunctionDef, ast.ClassDef)) for node in tree.body)
+
+
 def _public_modules() -> set[str]:
     """Every importable seqmi module whose dotted name has no private part."""
     package = Path(seqmi.__file__).parent
@@ -20,7 +26,11 @@ def _public_modules() -> set[str]:
     for path in package.rglob("*.py"):
         parts = path.relative_to(package.parent).with_suffix("").parts
         if parts[-1] == "__init__":
-            continue  # a subpackage's own docstring is shown on the API index page
+            # a subpackage's own docstring is shown on the API index page, unless the
+            # package itself defines functions or classes (seqmi.claims): then it has a page
+            if not _defines_members(path):
+                continue
+            parts = parts[:-1]
         if not any(p.startswith("_") for p in parts):
             names.add(".".join(parts))
     return names
