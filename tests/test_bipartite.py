@@ -7,7 +7,8 @@ import pytest
 import torch
 
 from seqmi.bipartite import (compression_estimate, direct_estimate, document_prefixes, lm_scorer, lzma_size,
-                             ngram_entropy, position_nll, split_estimates, split_point, vclub_estimate)
+                             ngram_entropy, position_nll, sample_documents, split_estimates, split_point,
+                             vclub_estimate)
 from seqmi.models.lm import TransformerLM, sequence_loss
 
 P = np.array([[0.8, 0.15, 0.05], [0.1, 0.6, 0.3], [0.3, 0.2, 0.5]])
@@ -225,3 +226,33 @@ def test_split_estimates_validation():
         split_estimates(markov_scorer, rows, [(4, 4)])
     with pytest.raises(ValueError, match="splits"):
         split_estimates(markov_scorer, rows, [])
+
+
+class _LetterTokenizer:
+    """Decodes token ids as letters (the model's vocabulary is 20 tokens)."""
+
+    def batch_decode(self, ids, skip_special_tokens=True):
+        return ["".join(chr(97 + int(t)) for t in row if int(t) != 0) for row in ids]
+
+
+def _tiny_causal_lm():
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=20, hidden_size=8, intermediate_size=16, num_hidden_layers=1,
+                         num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=64,
+                         bos_token_id=0, eos_token_id=1, pad_token_id=0)
+    return LlamaForCausalLM(config).eval()
+
+
+def test_sample_documents_is_seeded_and_leaves_the_callers_generator_alone():
+    model, tok = _tiny_causal_lm(), _LetterTokenizer()
+    torch.manual_seed(123)
+    before = torch.random.get_rng_state()
+    docs = sample_documents(model, tok, 0, n_chars=200, temperature=1.0, batch=4, max_new_tokens=16, seed=5)
+    assert torch.equal(torch.random.get_rng_state(), before)
+    assert sum(len(d) for d in docs) >= 200
+    assert docs == sample_documents(model, tok, 0, n_chars=200, temperature=1.0, batch=4, max_new_tokens=16, seed=5)
+    assert docs != sample_documents(model, tok, 0, n_chars=200, temperature=1.0, batch=4, max_new_tokens=16, seed=6)
+    with pytest.raises(ValueError, match="temperature"):
+        sample_documents(model, tok, 0, n_chars=200, temperature=0.0)

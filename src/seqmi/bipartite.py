@@ -147,8 +147,9 @@ def sample_documents(model: nn.Module, tokenizer: object, bos_id: int, n_chars: 
     batch, max_new_tokens : int
         Samples drawn together, and their largest length in tokens.
     seed : int
-        Seeds torch's generator before the first batch (the samples depend on it alone,
-        on one machine).
+        Seeds torch's global generator for the sampling (the samples depend on it alone,
+        on one machine); the caller's generator state is restored afterwards, so drawing
+        samples changes nothing that follows.
     device : torch.device or str
 
     Returns
@@ -161,10 +162,12 @@ def sample_documents(model: nn.Module, tokenizer: object, bos_id: int, n_chars: 
     check_int("batch", batch, 1)
     check_int("max_new_tokens", max_new_tokens, 1)
     device = torch.device(device)
-    torch.manual_seed(seed)
     docs: list[str] = []
     total = 0
-    with torch.no_grad(), tqdm(total=n_chars, desc=f"sampling at T = {temperature:g}", unit="char") as bar:
+    forked = [device] if device.type == "cuda" else []
+    with torch.random.fork_rng(devices=forked), torch.no_grad(), \
+            tqdm(total=n_chars, desc=f"sampling at T = {temperature:g}", unit="char") as bar:
+        torch.manual_seed(seed)
         while total < n_chars:
             per_sample = total / len(docs) if docs else 4.0 * max_new_tokens
             # a batch costs nearly the same at any size on a CPU: aim a quarter high, so that
