@@ -55,6 +55,16 @@ def test_reading_a_keeps_the_dense_path(family):
     assert sg.bipartite_mi(method="auto") == sg.bipartite_mi(method="dense")
 
 
+def test_prefix_blocks_reject_out_of_range_blocks():
+    blocks = PrefixBlocks(SubvolumeGaussian(3))
+    with pytest.raises(ValueError, match="n"):
+        blocks.logdet(2, 17)
+    with pytest.raises(ValueError, match="k"):
+        blocks.logdet(4, 5)
+    with pytest.raises(ValueError, match="rhs"):
+        blocks.solve(3, 10, np.zeros((9, 1)))
+
+
 def test_auto_keeps_one_dense_factor_for_a_whole_profile():
     sg = SubvolumeGaussian(3)
     ells = list(range(1, sg.length))

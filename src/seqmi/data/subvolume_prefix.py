@@ -51,6 +51,7 @@ from numpy.typing import NDArray
 from scipy.linalg import cho_factor, cho_solve
 
 from seqmi.data.subvolume import MIXING, SubvolumeGaussian
+from seqmi.validate import check_int
 
 _MIXING_INV = np.linalg.inv(MIXING)
 _LOGDET_MIXING = float(np.log(abs(np.linalg.det(MIXING))))
@@ -88,7 +89,8 @@ class PrefixBlocks:
 
     # ------------------------------------------------------------------ public
     def logdet(self, k: int, n: int) -> float:
-        """``ln det S_k[:n, :n]`` of one copy, ``1 <= n <= 4**k``."""
+        """``ln det S_k[:n, :n]`` of one copy, ``1 <= k <= layers``, ``1 <= n <= 4**k``."""
+        self._check(k, n)
         if self._is_dense(k, n):
             factor, _ = self._dense_factor(k, n)
             return float(2.0 * np.log(np.diag(factor)).sum())
@@ -96,6 +98,9 @@ class PrefixBlocks:
 
     def solve(self, k: int, n: int, rhs: NDArray[np.float64]) -> NDArray[np.float64]:
         """Solve ``S_k[:n, :n] x = rhs`` for a 2-D ``rhs`` of shape ``(n, m)``."""
+        self._check(k, n)
+        if rhs.ndim != 2 or rhs.shape[0] != n:
+            raise ValueError(f"rhs must have shape ({n}, m), got {rhs.shape}")
         if self._is_dense(k, n):
             return cho_solve(self._dense_factor(k, n), rhs, check_finite=False)
         level = self._level(k, n)
@@ -105,6 +110,10 @@ class PrefixBlocks:
         return u[:n] - level.omega_h[:n] @ cho_solve(level.omega_hh, u[n:], check_finite=False)
 
     # ------------------------------------------------------------------ recursion
+    def _check(self, k: int, n: int) -> None:
+        check_int("k", k, 1, self._gaussian.layers)
+        check_int("n", n, 1, 4 ** k)
+
     def _is_dense(self, k: int, n: int) -> bool:
         return k == 1 or n <= self._dense_below
 
