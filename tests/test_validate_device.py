@@ -51,3 +51,15 @@ def test_check_lags():
         check_lags([0, 1])
     with pytest.raises(ValueError, match="lags must be a non-empty array of integers"):
         check_lags([1.5])
+
+
+def test_device_resolution_accepts_a_torch_device():
+    torch = pytest.importorskip("torch")
+    assert resolve_device(torch.device("cpu")) == torch.device("cpu")
+    with pytest.raises(ValueError, match="device must be one of"):
+        resolve_device(torch.device("meta"))
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="no CUDA GPU"):
+            resolve_device(torch.device("cuda"))
+        with pytest.raises(ValueError, match="no CUDA GPU"):
+            resolve_device("cuda:0")
