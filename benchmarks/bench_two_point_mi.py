@@ -16,7 +16,8 @@ import time
 
 import numpy as np
 
-from seqmi.info import choose_method, entropy, two_point_mi
+from seqmi.info import entropy, two_point_mi
+from seqmi.pair_counts import choose_method
 
 
 def baseline(x: np.ndarray, max_lag: int) -> np.ndarray:

@@ -78,12 +78,8 @@ def test_gaussian_mi_rejects_bad_input():
 
 from scipy.special import digamma  # noqa: E402
 
-from seqmi.info import (  # noqa: E402
-    choose_method,
-    grassberger_g,
-    lagged_pair_counts,
-    mi_from_counts,
-)
+from seqmi.info import grassberger_g, mi_from_counts  # noqa: E402
+from seqmi.pair_counts import choose_method, lagged_pair_counts  # noqa: E402
 
 
 def _naive_two_point_mi(x, max_lag, estimator):
@@ -277,12 +273,12 @@ def test_dit_oracle_for_grassberger():
 
 def test_torch_transform_path_on_cpu_tensors(monkeypatch):
     # a GPU runs the FFT path with torch.fft; the same code on CPU tensors must count alike
-    import seqmi.info as info
+    import seqmi.pair_counts as counting
 
     rng = np.random.default_rng(11)
     for shape, k, max_lag in (((4, 500), 2, 200), ((1, 6000), 5, 300)):
         x = rng.integers(0, k, shape)
         expected = lagged_pair_counts(x, max_lag, method="bincount")[0]
-        monkeypatch.setattr(info, "_TORCH_FFT_ON_CPU", True)
+        monkeypatch.setattr(counting, "_TORCH_FFT_ON_CPU", True)
         np.testing.assert_array_equal(lagged_pair_counts(x, max_lag, method="fft", device="cpu")[0], expected)
-        monkeypatch.setattr(info, "_TORCH_FFT_ON_CPU", False)
+        monkeypatch.setattr(counting, "_TORCH_FFT_ON_CPU", False)

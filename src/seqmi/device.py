@@ -1,6 +1,6 @@
 """One device convention: every public function takes ``"auto" | "cpu" | "cuda" | torch.device``.
 
-Functions that run torch code accept a ``device`` argument of type :data:`DeviceLike`
+Functions that run torch code accept a ``device`` argument of type ``DeviceLike``
 and pass it through :func:`resolve_device` once, at their top, so that a chapter's
 ``device`` parameter (a string) and a :class:`torch.device` built by a user are both
 accepted everywhere, and a bad value fails before any work starts.
@@ -17,8 +17,8 @@ if TYPE_CHECKING:
 
 DEVICE_CHOICES = ("auto", "cpu", "cuda")
 
+# a device argument: "auto", "cpu", "cuda" (or "cuda:N") or a torch.device
 DeviceLike = Union[str, "torch.device"]
-"""A device argument: ``"auto"``, ``"cpu"``, ``"cuda"`` (optionally ``"cuda:N"``) or a :class:`torch.device`."""
 
 
 def resolve_device(device: DeviceLike = "auto") -> "torch.device":
