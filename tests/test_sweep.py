@@ -1,12 +1,313 @@
-"""Sweep points: decay fits, budget, cache, one tiny end-to-end point."""
+"""Sweeps: keys, cache and resume, budget, errors, executors (Dask), decay fits, one tiny MI point."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+import zlib
+from collections import namedtuple
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
-import torch
 
-from seqmi.models.lm import RNNLM
-from seqmi.sweep import Budget, OutOfTime, cached_point, decay_fits, point_key, run_point
-from seqmi.train import Sequences, TrainConfig
+from seqmi import sweep
+from seqmi.sweep import (
+    SINGLE_THREADED_ENV, Budget, OutOfTime, SweepError, cached_point, check_scheduler, current_budget,
+    decay_fits, open_executor, point_key, run_point, run_sweep, sweep_key,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+POINTS = [("a", 5), ("b", 50), ("c", 500), ("d", 7)]
+
+
+# Module-level computes: Dask workers import this module to unpickle them, which is why
+# torch is imported only inside the one test that trains.
+def noise_stats(point, checkpoint_dir):
+    """A cheap deterministic record seeded by the point."""
+    kind, n = point
+    x = np.random.default_rng([zlib.crc32(kind.encode()), n]).standard_normal(n)
+    return {"kind": kind, "n": n, "mean": float(x.mean()), "sum_sq": float((x ** 2).sum()),
+            "head": tuple(x[:3].tolist())}
+
+
+def worker_environment(point, checkpoint_dir):
+    """The thread settings of the process computing the point."""
+    return {name: os.environ.get(name) for name in SINGLE_THREADED_ENV}
+
+
+class Recorder:
+    """A compute that records its calls and fails on request."""
+
+    def __init__(self, fail_on=None):
+        self.calls, self.fail_on = [], fail_on
+
+    def __call__(self, point, checkpoint_dir):
+        self.calls.append((point, checkpoint_dir))
+        if point == self.fail_on:
+            raise ValueError("diverged")
+        return noise_stats(point, checkpoint_dir)
+
+
+def cache_files(folder):
+    return sorted(p.name for p in Path(folder).glob("*.json"))
+
+
+# ---------------------------------------------------------------- keys
+
+
+def test_point_key_changes_with_the_spec():
+    a = point_key("lstm_w8", {"lr": 0.005, "n": 100})
+    assert a.startswith("lstm_w8_")
+    assert a == point_key("lstm_w8", {"n": 100, "lr": 0.005})
+    assert a != point_key("lstm_w8", {"lr": 0.001, "n": 100})
+
+
+def test_sweep_key_is_readable_and_hashes_point_and_spec():
+    key = sweep_key("binary", ("lstm", 8, 1), {"n": 100})
+    assert key.startswith("binary_lstm_8_1_") and len(key) == len("binary_lstm_8_1_") + 10
+    assert key == sweep_key("binary", ("lstm", 8, 1), {"n": 100})
+    assert key != sweep_key("binary", ("lstm", 8, 1), {"n": 101})
+    assert key != sweep_key("binary", ("lstm", 8, 2), {"n": 100})
+    assert key != sweep_key("text", ("lstm", 8, 1), {"n": 100})
+
+
+def test_keys_describe_dataclasses_and_named_tuples_by_their_fields():
+    @dataclass(frozen=True)
+    class Point:
+        kind: str
+        width: int
+
+    Pair = namedtuple("Pair", "kind width")
+    as_dict = point_key("p", {"kind": "rnn", "width": np.int64(4)})
+    assert point_key("p", Point("rnn", 4)) == point_key("p", Pair("rnn", 4)) == as_dict
+    assert sweep_key("s", Point("rnn", 4)).startswith("s_kind_rnn_width_4_")
+    with pytest.raises(TypeError, match="cannot describe object"):
+        point_key("p", {"make": object()})
+    with pytest.raises(TypeError, match="non-string keys"):
+        point_key("p", {1: 2})
+
+
+# ---------------------------------------------------------------- cache and resume
+
+
+def test_run_sweep_caches_every_point_and_resumes(tmp_path):
+    compute = Recorder()
+    first = run_sweep(POINTS, compute, cache_dir=tmp_path, spec={"n_train": 10}, name="toy", progress=False)
+    assert first.complete and first.pending == [] and first.computed == POINTS
+    assert list(first.done) == POINTS and set(first.seconds) == set(POINTS)
+    assert [c[1] for c in compute.calls] == [str(tmp_path / sweep_key("toy", p, {"n_train": 10})) for p in POINTS]
+    assert cache_files(tmp_path) == sorted(f"{sweep_key('toy', p, {'n_train': 10})}.json" for p in POINTS)
+    # the same types whether computed now or read back: tuples are JSON lists
+    assert first.done[("a", 5)]["head"] == json.loads((tmp_path / cache_files(tmp_path)[0]).read_text())["head"]
+
+    again = run_sweep(POINTS + POINTS[:1], compute, cache_dir=tmp_path, spec={"n_train": 10}, name="toy",
+                      progress=False)
+    assert len(compute.calls) == 4 and again.computed == [] and again.done == first.done
+    assert "4 of 4 points done (0 computed" in str(again)
+
+    more = run_sweep(POINTS + [("e", 3)], compute, cache_dir=tmp_path, spec={"n_train": 10}, name="toy",
+                     progress=False)
+    assert more.computed == [("e", 3)] and len(compute.calls) == 5
+
+    changed = run_sweep(POINTS, compute, cache_dir=tmp_path, spec={"n_train": 20}, name="toy", progress=False)
+    assert changed.computed == POINTS and len(compute.calls) == 9
+
+
+def test_run_sweep_without_a_cache_computes_everything(tmp_path):
+    compute = Recorder()
+    result = run_sweep(POINTS, compute, cache_dir="", progress=False)
+    assert result.complete and [c[1] for c in compute.calls] == [None] * 4
+    assert result.done[("a", 5)]["head"] == list(noise_stats(("a", 5), None)["head"])
+    run_sweep(POINTS, compute, cache_dir=None, progress=False)
+    assert len(compute.calls) == 8
+
+
+def test_checkpoint_folders_are_absolute_for_workers_elsewhere(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    compute = Recorder()
+    run_sweep(POINTS[:1], compute, cache_dir="cache", progress=False)
+    assert compute.calls[0][1] == str(tmp_path / "cache" / sweep_key("sweep", POINTS[0]))
+    assert cache_files(tmp_path / "cache") == [f"{sweep_key('sweep', POINTS[0])}.json"]
+
+
+def test_an_unreadable_cache_file_is_recomputed(tmp_path):
+    (tmp_path / f"{sweep_key('sweep', ('a', 5))}.json").write_text('{"cut short')
+    result = run_sweep([("a", 5)], noise_stats, cache_dir=tmp_path, progress=False)
+    assert result.computed == [("a", 5)]
+    assert run_sweep([("a", 5)], noise_stats, cache_dir=tmp_path, progress=False).computed == []
+
+
+def test_cached_point_computes_once(tmp_path):
+    calls = []
+
+    def compute(ckpt):
+        calls.append(ckpt)
+        return {"x": 1.5}
+
+    assert cached_point(tmp_path, "a", compute) == {"x": 1.5}
+    assert cached_point(tmp_path, "a", compute) == {"x": 1.5}
+    assert calls == [str(tmp_path / "a")]
+    assert cached_point("", "a", compute) == {"x": 1.5} and calls[-1] is None
+
+
+# ---------------------------------------------------------------- budget
+
+
+def test_budget():
+    assert not Budget(0).spent() and Budget(0).remaining() == float("inf")
+    spent = Budget(1e-9)
+    assert spent.spent() and spent.remaining() == 0
+    with pytest.raises(OutOfTime):
+        spent.check({})
+    assert not current_budget().spent()
+
+
+def test_budget_leaves_points_pending_and_a_second_run_finishes(tmp_path, monkeypatch):
+    # a fake clock: each point takes 10 s, the budget is 25 s
+    clock = [1000.0]
+    monkeypatch.setattr(sweep, "time", SimpleNamespace(time=lambda: clock[0], perf_counter=time.perf_counter))
+    started = []
+
+    def compute(point, checkpoint_dir):
+        started.append(point)
+        clock[0] += 10
+        current_budget().check()  # as train's epoch callback would, with the checkpoint saved
+        return noise_stats(point, checkpoint_dir)
+
+    first = run_sweep(POINTS, compute, cache_dir=tmp_path, budget_s=25, progress=False)
+    assert list(first.done) == POINTS[:2] and first.pending == POINTS[2:] and not first.complete
+    assert started == POINTS[:3], "the third point started in time and stopped itself; the fourth never started"
+    assert "2 pending: run again with the same cache_dir" in str(first)
+    second = run_sweep(POINTS, compute, cache_dir=tmp_path, budget_s=None, progress=False)
+    assert second.complete and second.computed == POINTS[2:] and started == POINTS[:3] + POINTS[2:]
+    assert second.done == run_sweep(POINTS, noise_stats, cache_dir=None, progress=False).done
+
+
+def test_budget_with_an_executor_cancels_what_has_not_finished(tmp_path):
+    release = threading.Event()
+
+    def compute(point, checkpoint_dir):
+        if point[0] in "cd":
+            release.wait()
+        return noise_stats(point, checkpoint_dir)
+
+    points = POINTS + [("e", 3)]
+    with ThreadPoolExecutor(2) as executor:
+        try:
+            result = run_sweep(points, compute, cache_dir=tmp_path, executor=executor, budget_s=0.5, progress=False)
+        finally:
+            release.set()
+    assert list(result.done) == points[:2] and result.pending == points[2:]
+    assert len(cache_files(tmp_path)) == 2
+    assert run_sweep(points, noise_stats, cache_dir=tmp_path, progress=False).computed == points[2:]
+
+
+@pytest.mark.parametrize("budget_s", [-1.0, float("nan")])
+def test_run_sweep_rejects_a_negative_budget_and_a_bad_name(budget_s):
+    with pytest.raises(ValueError, match="budget_s must be"):
+        run_sweep(POINTS, noise_stats, cache_dir=None, budget_s=budget_s)
+    with pytest.raises(ValueError, match="name must be"):
+        run_sweep(POINTS, noise_stats, cache_dir=None, name="a/b")
+
+
+# ---------------------------------------------------------------- errors
+
+
+@pytest.mark.parametrize("threads", [0, 2])
+def test_an_error_names_the_point_and_keeps_what_finished(tmp_path, threads):
+    compute = Recorder(fail_on=("c", 500))
+    executor = ThreadPoolExecutor(threads) if threads else None
+    try:
+        with pytest.raises(SweepError, match=r"sweep 'toy': point \('c', 500\) failed: ValueError: diverged") as err:
+            run_sweep(POINTS, compute, cache_dir=tmp_path, executor=executor, name="toy", progress=False)
+    finally:
+        if executor is not None:
+            executor.shutdown()
+    assert isinstance(err.value.__cause__, ValueError)
+    cached = set(cache_files(tmp_path))
+    assert f"{sweep_key('toy', ('c', 500))}.json" not in cached
+    if threads:  # what finished before the failure was collected is cached
+        assert cached <= {f"{sweep_key('toy', p)}.json" for p, _ in compute.calls}
+    else:  # in order: the points before are cached, the one after never started
+        assert cached == {f"{sweep_key('toy', p)}.json" for p in POINTS[:2]} and len(compute.calls) == 3
+
+
+def test_a_record_that_is_not_a_json_dict_is_an_error():
+    with pytest.raises(SweepError, match=r"point \('a', 5\): compute returned a list"):
+        run_sweep([("a", 5)], lambda p, c: [1], cache_dir=None, progress=False)
+    with pytest.raises(SweepError, match=r"point \('a', 5\) failed: TypeError"):
+        run_sweep([("a", 5)], lambda p, c: {"x": object()}, cache_dir=None, progress=False)
+
+
+# ---------------------------------------------------------------- executors
+
+
+@pytest.mark.parametrize("value", ["", "local:1", "local:16", "tcp://10.0.0.5:8786", "tcp://gpu-node.lan:8786",
+                                   "tcp://[::1]:8786"])
+def test_check_scheduler_accepts_the_documented_forms(value):
+    assert check_scheduler("scheduler", value) == value
+
+
+@pytest.mark.parametrize("value", ["local", "local:0", "local:-1", "local:two", "local:2 ", "tcp://host",
+                                   "tcp://:8786", "tcp://host:0", "tcp://host:70000", "http://host:8786",
+                                   "host:8786", "cuda", 2, None])
+def test_bad_scheduler_strings_are_rejected_naming_value_and_forms(value):
+    forms = r'scheduler must be "" \(in this process\), "local:N" .* or "tcp://HOST:PORT" .*, got '
+    with pytest.raises(ValueError, match=forms + re.escape(repr(value)) + "$"):
+        check_scheduler("scheduler", value)
+    with pytest.raises(ValueError, match="scheduler must be"):
+        with open_executor(value):
+            pass
+
+
+def test_import_stays_light_and_in_process_needs_no_dask():
+    code = ("import sys, seqmi.sweep as s\n"
+            "with s.open_executor('') as ex: assert ex is None\n"
+            "print(sorted(m for m in ('dask', 'distributed', 'torch', 'scipy') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    assert out.stdout.strip() == "[]"
+
+
+def test_a_local_dask_cluster_gives_the_in_process_records(tmp_path):
+    in_process = run_sweep(POINTS, noise_stats, cache_dir=None, progress=False)
+    with open_executor("local:2") as executor:
+        distributed = run_sweep(POINTS, noise_stats, cache_dir=tmp_path, executor=executor, progress=False)
+        environments = run_sweep(range(4), worker_environment, cache_dir=None, executor=executor,
+                                 progress=False)
+    assert list(distributed.done) == POINTS and distributed.done == in_process.done
+    assert len(cache_files(tmp_path)) == 4
+    assert all(env == SINGLE_THREADED_ENV for env in environments.done.values())
+    assert run_sweep(POINTS, noise_stats, cache_dir=tmp_path, progress=False).computed == []
+
+
+def test_a_tcp_scheduler_runs_the_sweep_on_single_threaded_workers():
+    from distributed import LocalCluster
+
+    # a cluster started as `dask scheduler` and `dask worker` would be: no thread settings
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with open_executor(cluster.scheduler_address) as executor:
+            environments = run_sweep(range(2), worker_environment, cache_dir=None, executor=executor,
+                                     progress=False)
+            records = run_sweep(POINTS, noise_stats, cache_dir=None, executor=executor, progress=False)
+    assert all(env == SINGLE_THREADED_ENV for env in environments.done.values())
+    assert records.done == run_sweep(POINTS, noise_stats, cache_dir=None, progress=False).done
+
+
+def test_an_absent_scheduler_is_an_error_naming_its_address():
+    with pytest.raises(OSError, match="tcp://127.0.0.1:1 after"):
+        with open_executor("tcp://127.0.0.1:1", timeout_s=0.5):
+            pass
+
+
+# ---------------------------------------------------------------- the MI sweep point
 
 
 def test_decay_fits_tell_exponential_from_power_law():
@@ -24,28 +325,12 @@ def test_decay_fits_without_enough_points_are_nan():
     assert out["n_fit_points"] == 0 and np.isnan(out["xi"]) and np.isnan(out["gamma"])
 
 
-def test_budget():
-    assert not Budget(0).spent()
-    spent = Budget(1e-9)
-    assert spent.spent()
-    with pytest.raises(OutOfTime):
-        spent.check({})
-
-
-def test_cached_point_computes_once(tmp_path):
-    calls = []
-
-    def compute(ckpt):
-        calls.append(ckpt)
-        return {"x": 1.5}
-
-    assert cached_point(tmp_path, "a", compute) == {"x": 1.5}
-    assert cached_point(tmp_path, "a", compute) == {"x": 1.5}
-    assert calls == [str(tmp_path / "a")]
-    assert cached_point("", "a", compute) == {"x": 1.5} and calls[-1] is None
-
-
 def test_run_point_end_to_end():
+    import torch
+
+    from seqmi.models.lm import RNNLM
+    from seqmi.train import Sequences, TrainConfig
+
     rng = np.random.default_rng(0)
     x = (np.cumsum(rng.random((80, 32)) < 0.1, axis=1) % 2).astype(np.int64)
     rec = run_point(lambda: RNNLM(2, 4, 1, "lstm", embed_dim=2), Sequences(x[:60], x[60:]),
@@ -55,10 +340,3 @@ def test_run_point_end_to_end():
     assert len(rec["mi"]) == 20 and len(rec["head"]) == 5
     assert rec["state_floats"] == 8 and rec["epochs"] == [3]
     assert {"xi", "xi_ci", "gamma", "val_loss", "tokens_per_s", "train_s", "sample_s"} <= set(rec)
-
-
-def test_point_key_changes_with_the_spec():
-    a = point_key("lstm_w8", {"lr": 0.005, "n": 100})
-    assert a.startswith("lstm_w8_")
-    assert a == point_key("lstm_w8", {"n": 100, "lr": 0.005})
-    assert a != point_key("lstm_w8", {"lr": 0.001, "n": 100})

@@ -1,51 +1,526 @@
-"""Sweeps of trained models: train, sample, measure I(tau), fit; cached per point.
+"""Sweeps: many independent points, each cached as JSON, resumable, optionally distributed.
 
 A paper-scale sweep (dozens of models, each trained ``restarts`` times) takes longer
-than one papermill run may. Each sweep point is therefore cached as JSON under a
-``cache_dir`` and its training checkpointed (:func:`seqmi.train.train` resumes
-exactly), and a :class:`Budget` stops the run cleanly when its time is spent: running
-the same chapter again continues where the last run stopped, and the last run, with
-no point pending, has the whole sweep.
+than one papermill run may. :func:`run_sweep` therefore caches every finished point as
+JSON under a ``cache_dir``, gives each point a checkpoint folder (:func:`seqmi.train.train`
+resumes exactly from it), and stops cleanly when a wall-clock budget is spent: running
+the same chapter again computes only the points still pending, and the last run, with
+no point pending, has the whole sweep. Points can run in worker processes or on other
+machines through any ``concurrent.futures.Executor``; :func:`open_executor` maps a
+chapter's ``scheduler`` parameter to one (in-process, a local Dask cluster, or a running
+Dask scheduler).
+
+The generic machinery (:func:`run_sweep`, :class:`Budget`, :func:`open_executor`) comes
+first; :func:`run_point` and :func:`decay_fits` are the point of the MI sweeps (train,
+sample, measure ``I(tau)``, fit). This module imports neither torch nor Dask at import
+time: a sweep worker that unpickles :func:`run_sweep`'s task loads only what its
+``compute`` needs.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
+import math
 import os
+import re
+import tempfile
+import threading
 import time
-from collections.abc import Callable
-from pathlib import Path
-from typing import Any
+from collections.abc import Callable, Hashable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, CancelledError, Executor, Future, wait
+from contextlib import contextmanager
+from pathlib import Path, PurePath
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import torch
-from torch import nn
+from tqdm.auto import tqdm
 
-from seqmi.fit import fit_correlation_length, fit_power_law
-from seqmi.info import two_point_mi
-from seqmi.train import Sequences, Stream, TrainConfig, train
+if TYPE_CHECKING:
+    import torch
+    from torch import nn
+
+    from seqmi.train import Sequences, Stream, TrainConfig
+
+# ---------------------------------------------------------------- budget
 
 
 class OutOfTime(Exception):
-    """Raised by :meth:`Budget.check` once the budget is spent."""
+    """Raised by :meth:`Budget.check` once the budget is spent.
+
+    Raised inside a sweep point's ``compute``, it means "this point is pending, its
+    checkpoint is saved": :func:`run_sweep` leaves the point pending instead of failing.
+    """
 
 
 class Budget:
-    """A wall-clock budget in seconds; ``seconds <= 0`` means unlimited."""
+    """A wall-clock budget in seconds; ``seconds <= 0`` means unlimited.
+
+    The deadline is absolute wall-clock time (``time.time()``), so a budget sent to a
+    worker process or another machine ends at the same moment there (clocks agreeing).
+
+    Parameters
+    ----------
+    seconds : float
+        The budget, counted from now.
+    """
 
     def __init__(self, seconds: float) -> None:
         self.seconds = float(seconds)
-        self.start = time.perf_counter()
+        self.deadline = time.time() + self.seconds if self.seconds > 0 else math.inf
+
+    def remaining(self) -> float:
+        """Seconds left (``inf`` when unlimited, 0 once spent)."""
+        return max(0.0, self.deadline - time.time())
 
     def spent(self) -> bool:
         """Whether the budget is used up."""
-        return self.seconds > 0 and time.perf_counter() - self.start >= self.seconds
+        return time.time() >= self.deadline
 
     def check(self, *_: Any) -> None:
         """Raise :class:`OutOfTime` if the budget is spent (usable as an epoch callback)."""
         if self.spent():
             raise OutOfTime
+
+
+_UNLIMITED = Budget(0)
+# the budget of the point being computed, per thread: a Dask worker runs tasks in threads
+_current = threading.local()
+
+
+def current_budget() -> Budget:
+    """The budget of the sweep whose point is being computed in this thread.
+
+    Inside :func:`run_sweep`'s ``compute`` (in-process or on a worker) this is the
+    sweep's :class:`Budget`, so ``compute`` can stop itself cleanly, e.g.
+    ``train(..., on_epoch_end=current_budget().check)``; outside a sweep it is unlimited.
+    """
+    return getattr(_current, "budget", _UNLIMITED)
+
+
+# ---------------------------------------------------------------- keys and the JSON cache
+
+
+def _describe(value: Any) -> Any:
+    """``value`` as JSON-native data (the input of every cache key's hash).
+
+    Dataclasses and named tuples become dicts of their fields, tuples lists, numpy
+    scalars Python numbers, paths POSIX strings. Anything else is an error, rather than
+    its ``str``, which for most objects holds a memory address and would never hash
+    the same twice.
+    """
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, PurePath):
+        return value.as_posix()
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _describe(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return {name: _describe(v) for name, v in zip(value._fields, value)}
+    if isinstance(value, (tuple, list)):
+        return [_describe(v) for v in value]
+    if isinstance(value, dict):
+        if not all(isinstance(k, str) for k in value):
+            raise TypeError(f"cannot describe a dict with non-string keys as JSON: {value!r}")
+        return {k: _describe(v) for k, v in value.items()}
+    raise TypeError(f"cannot describe {type(value).__name__} {value!r} as JSON "
+                    "(use numbers, strings, tuples, lists, dicts, dataclasses or named tuples)")
+
+
+def _canonical_json(value: Any) -> str:
+    return json.dumps(_describe(value), sort_keys=True)
+
+
+def point_key(name: str, spec: Any) -> str:
+    """Cache key of a sweep point: ``name`` plus a hash of everything that defines it.
+
+    ``spec`` is any JSON-describable value (numbers, strings, lists, tuples, dicts with
+    string keys, dataclasses, named tuples); the hash is the first 10 hex digits of the
+    SHA-1 of its JSON with sorted keys. Any change of ``spec`` (data size, training
+    config, sampling settings) gives a new key, so a cache never returns a point
+    computed under other settings.
+    """
+    digest = hashlib.sha1(_canonical_json(spec).encode()).hexdigest()[:10]
+    return f"{name}_{digest}"
+
+
+def sweep_key(name: str, point: Hashable, spec: Any = None) -> str:
+    """Cache key of ``point`` in :func:`run_sweep`: ``{name}_{label}_{hash}``.
+
+    ``label`` is the point's JSON with every run of characters other than letters,
+    digits, ``.`` and ``-`` replaced by ``_`` (cut at 48 characters; ``("lstm", 8, 1)``
+    gives ``lstm_8_1``), for people reading the cache folder. ``hash`` is
+    :func:`point_key`'s hash of ``{"point": point, "spec": spec}``: it decides, so a
+    change of the point or of the shared ``spec`` gives a new key.
+    """
+    label = re.sub(r"[^A-Za-z0-9.-]+", "_", _canonical_json(point))[:48].strip("_")
+    return point_key(f"{name}_{label}" if label else name, {"point": point, "spec": spec})
+
+
+def _read_record(path: Path) -> dict[str, Any] | None:
+    """The cached record at ``path``, or ``None`` if absent or unreadable."""
+    try:
+        record = json.loads(path.read_text())
+    except FileNotFoundError:
+        return None
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        # a file cut short by a crash of a writer older than the atomic one: recompute it
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def _write_record(path: Path, record: dict[str, Any]) -> None:
+    """Write ``record`` as JSON to ``path`` atomically (a reader sees all of it or nothing)."""
+    text = json.dumps(record) + "\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def cached_point(cache_dir: str | os.PathLike | None, key: str,
+                 compute: Callable[[str | None], dict[str, Any]]) -> dict[str, Any]:
+    """The record of sweep point ``key``: read from ``cache_dir/key.json`` or computed and saved.
+
+    ``compute`` receives the point's checkpoint folder (``None`` without a cache). One
+    point at a time; :func:`run_sweep` runs a whole sweep.
+    """
+    if not cache_dir:
+        return compute(None)
+    path = Path(cache_dir) / f"{key}.json"
+    record = _read_record(path)
+    if record is None:
+        record = compute(str(Path(cache_dir) / key))
+        _write_record(path, record)
+    return record
+
+
+# ---------------------------------------------------------------- the sweep engine
+
+
+class SweepError(RuntimeError):
+    """A sweep point's ``compute`` failed; the message names the sweep and the point.
+
+    The original exception is the ``__cause__``.
+    """
+
+
+@dataclasses.dataclass
+class SweepResult:
+    """What :func:`run_sweep` returns.
+
+    Attributes
+    ----------
+    name : str
+        The sweep's name.
+    done : dict
+        ``{point: record}`` of every finished point, in the order of the points given,
+        whether computed now or read from the cache.
+    pending : list
+        The points not finished (budget spent), in order.
+    computed : list
+        The points of ``done`` computed by this call (the others came from the cache).
+    seconds : dict
+        ``{point: seconds}``: how long ``compute`` took for each point of ``computed``.
+    wall_s : float
+        Wall time of the call.
+    """
+
+    name: str
+    done: dict[Hashable, dict[str, Any]] = dataclasses.field(repr=False)
+    pending: list[Hashable]
+    computed: list[Hashable]
+    seconds: dict[Hashable, float] = dataclasses.field(repr=False)
+    wall_s: float
+
+    @property
+    def complete(self) -> bool:
+        """Whether no point is pending."""
+        return not self.pending
+
+    def __str__(self) -> str:
+        total = len(self.done) + len(self.pending)
+        text = (f"{self.name}: {len(self.done)} of {total} points done ({len(self.computed)} computed "
+                f"in {self.wall_s:.1f} s, {len(self.done) - len(self.computed)} from the cache)")
+        if self.pending:
+            text += f", {len(self.pending)} pending: run again with the same cache_dir to continue"
+        return text
+
+
+def _evaluate(compute: Callable[[Any, str | None], dict[str, Any]], point: Hashable,
+              checkpoint_dir: str | None, budget: Budget) -> tuple[dict[str, Any] | None, float]:
+    """Run ``compute`` for one point under ``budget``: ``(record or None if out of time, seconds)``.
+
+    The task :func:`run_sweep` runs in-process or submits to an executor.
+    """
+    previous = current_budget()
+    _current.budget = budget
+    start = time.perf_counter()
+    try:
+        record = compute(point, checkpoint_dir)
+    except OutOfTime:
+        record = None
+    finally:
+        _current.budget = previous
+    return record, time.perf_counter() - start
+
+
+def run_sweep(points: Iterable[Hashable], compute: Callable[[Any, str | None], dict[str, Any]], *,
+              cache_dir: str | os.PathLike | None, spec: Any = None, executor: Executor | None = None,
+              budget_s: float | None = None, name: str = "sweep", progress: bool = True) -> SweepResult:
+    """Compute ``compute(point, checkpoint_dir)`` for every point, cached, resumable, budgeted.
+
+    Parameters
+    ----------
+    points : iterable of hashable
+        Point specs, e.g. tuples ``("lstm", width, depth)``, frozen dataclasses or named
+        tuples, made of numbers, strings, tuples and such (JSON-describable, see
+        :func:`point_key`). A repeated point is computed once.
+    compute : callable
+        ``compute(point, checkpoint_dir) -> dict``: the point's record, JSON-ready.
+        ``checkpoint_dir`` is a folder (an absolute path as a string, not created) for
+        the point's checkpoints, ``None`` without a cache. Raising :class:`OutOfTime` (e.g. from
+        ``current_budget().check``) leaves the point pending. With an ``executor``,
+        ``compute`` is pickled with every point: make it a module-level function, or a
+        ``functools.partial`` of one with small arguments (a worker rebuilding large
+        data from a seed beats sending it with each point).
+    cache_dir : path or None
+        Finished points are ``cache_dir/<key>.json`` (:func:`sweep_key`), written
+        atomically by this process (never by workers), and are read back instead of
+        computed; a point's checkpoints go to ``cache_dir/<key>/``. ``None`` or ``""``:
+        no cache, no checkpoints.
+    spec : JSON-describable, optional
+        What every point's record also depends on (data, training settings, seeds):
+        part of every cache key, so changing it recomputes every point.
+    executor : concurrent.futures.Executor, optional
+        Where points run (see :func:`open_executor`). ``None``: in this process, one after
+        the other, in order. Otherwise all points are submitted at once and their
+        records come back here as they finish. For workers on other machines,
+        ``cache_dir`` should be on a filesystem they share, or a point's checkpoints
+        help only the worker that wrote them.
+    budget_s : float, optional
+        Wall-clock budget of this call in seconds (``None`` or 0: unlimited). Once spent,
+        in-process, no further point is started; ``compute`` sees the budget through
+        :func:`current_budget` (also on workers) to interrupt itself cleanly. With an
+        executor, collecting stops, the points not yet finished are cancelled and
+        pending (a point that cannot be cancelled, running in a process pool, runs on
+        but its record is dropped: its checkpoints remain).
+    name : str
+        Prefix of every cache key and label of the progress bar: letters, digits, ``_``,
+        ``.``, ``-``.
+    progress : bool
+        Show a tqdm bar over the points.
+
+    Returns
+    -------
+    SweepResult
+
+    Raises
+    ------
+    SweepError
+        When ``compute`` raised anything but :class:`OutOfTime`, naming the point; the
+        records of points finished before are cached.
+    """
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
+        raise ValueError(f"name must be letters, digits, '_', '.' or '-' (it starts file names), got {name!r}")
+    if budget_s is not None and not budget_s >= 0:
+        raise ValueError(f"budget_s must be None or >= 0 seconds, got {budget_s!r}")
+    start = time.perf_counter()
+    budget = Budget(budget_s or 0)
+    order = list(dict.fromkeys(points))
+    keys = {point: sweep_key(name, point, spec) for point in order}
+    # absolute: a worker's working directory need not be this process's
+    cache = Path(cache_dir).absolute() if cache_dir else None
+    records: dict[Hashable, dict[str, Any]] = {}
+    if cache is not None:
+        for point in order:
+            record = _read_record(cache / f"{keys[point]}.json")
+            if record is not None:
+                records[point] = record
+    todo = [point for point in order if point not in records]
+    computed: dict[Hashable, float] = {}
+
+    def checkpoint_dir(point: Hashable) -> str | None:
+        return str(cache / keys[point]) if cache is not None else None
+
+    def fail(point: Hashable, err: BaseException) -> SweepError:
+        return SweepError(f"sweep {name!r}: point {point!r} failed: {type(err).__name__}: {err}")
+
+    def finish(point: Hashable, record: Any, seconds: float) -> None:
+        if not isinstance(record, dict):
+            raise SweepError(f"sweep {name!r}: point {point!r}: compute returned a "
+                             f"{type(record).__name__}, not a dict")
+        try:
+            text = json.dumps(record)
+        except (TypeError, ValueError) as err:
+            raise fail(point, err) from err
+        # the same types whether computed now, by a worker, or read from the cache
+        records[point] = json.loads(text)
+        computed[point] = seconds
+        if cache is not None:
+            _write_record(cache / f"{keys[point]}.json", records[point])
+        bar.update(1)
+
+    bar = tqdm(total=len(order), initial=len(records), desc=name, unit="point", disable=not progress)
+    try:
+        if executor is None:
+            for point in todo:
+                if budget.spent():
+                    break
+                try:
+                    record, seconds = _evaluate(compute, point, checkpoint_dir(point), budget)
+                except Exception as err:
+                    raise fail(point, err) from err
+                if record is not None:
+                    finish(point, record, seconds)
+        else:
+            _collect(executor, todo, compute, checkpoint_dir, budget, finish, fail)
+    finally:
+        bar.close()
+    return SweepResult(
+        name=name, done={p: records[p] for p in order if p in records},
+        pending=[p for p in order if p not in records], computed=[p for p in order if p in computed],
+        seconds={p: computed[p] for p in order if p in computed}, wall_s=time.perf_counter() - start)
+
+
+def _collect(executor: Executor, todo: list[Hashable], compute: Callable[[Any, str | None], dict[str, Any]],
+             checkpoint_dir: Callable[[Hashable], str | None], budget: Budget,
+             finish: Callable[[Hashable, Any, float], None],
+             fail: Callable[[Hashable, BaseException], SweepError]) -> None:
+    """Submit every point of ``todo`` and hand each result to ``finish`` until done or out of time."""
+    if budget.spent():
+        return
+    futures: dict[Future, Hashable] = {}
+    waiting: set[Future] = set()
+    try:
+        for point in todo:
+            futures[executor.submit(_evaluate, compute, point, checkpoint_dir(point), budget)] = point
+        waiting = set(futures)
+        index = {point: i for i, point in enumerate(todo)}
+        while waiting:
+            timeout = None if math.isinf(budget.deadline) else budget.remaining()
+            finished, waiting = wait(waiting, timeout=timeout, return_when=FIRST_COMPLETED)
+            failure = None
+            # in point order, and every success cached before a failure is raised
+            for future in sorted(finished, key=lambda f: index[futures[f]]):
+                point = futures[future]
+                try:
+                    record, seconds = future.result()
+                except CancelledError:
+                    continue  # cancelled by someone else (a closing cluster): pending
+                except Exception as err:
+                    failure = failure or (point, err)
+                    continue
+                if record is not None:
+                    finish(point, record, seconds)
+            if failure is not None:
+                raise fail(*failure) from failure[1]
+            if budget.spent():
+                break
+    finally:
+        for future in waiting:
+            future.cancel()
+
+
+# ---------------------------------------------------------------- executors
+
+_SCHEDULER_FORMS = ('"" (in this process), "local:N" (N worker processes on this machine) '
+                    'or "tcp://HOST:PORT" (a running Dask scheduler)')
+#: Environment of every Dask worker process :func:`open_executor` starts: each library's
+#: thread pool at one thread, since a worker runs one point at a time and N workers share
+#: the machine's cores (numba's pool is the parallel ``I(tau)`` estimator's).
+SINGLE_THREADED_ENV = {name: "1" for name in (
+    "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS")}
+
+
+def _parse_scheduler(name: str, value: Any) -> tuple[str, Any]:
+    """``("inline", None)``, ``("local", n_workers)`` or ``("tcp", address)``."""
+    if isinstance(value, str):
+        if value == "":
+            return "inline", None
+        local = re.fullmatch(r"local:([1-9][0-9]{0,3})", value)
+        if local:
+            return "local", int(local.group(1))
+        tcp = re.fullmatch(r"tcp://([A-Za-z0-9_.-]+|\[[0-9A-Fa-f:.]+\]):([0-9]{1,5})", value)
+        if tcp and 1 <= int(tcp.group(2)) <= 65535:
+            return "tcp", value
+    raise ValueError(f"{name} must be {_SCHEDULER_FORMS}, got {value!r}")
+
+
+def check_scheduler(name: str, value: Any) -> str:
+    """Return ``value`` if :func:`open_executor` accepts it, else raise ``ValueError``.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, quoted in the message.
+    value : Any
+        ``""``, ``"local:N"`` (``1 <= N <= 9999``) or ``"tcp://HOST:PORT"``.
+
+    Returns
+    -------
+    str
+    """
+    _parse_scheduler(name, value)
+    return value
+
+
+@contextmanager
+def open_executor(scheduler: str, *, timeout_s: float = 30.0) -> Iterator[Executor | None]:
+    """The executor a chapter's ``scheduler`` parameter names, closed on exit.
+
+    Parameters
+    ----------
+    scheduler : str
+        - ``""``: ``None``, i.e. :func:`run_sweep` computes in this process.
+        - ``"local:N"``: a Dask ``LocalCluster`` of N worker processes on this machine,
+          one thread each (points share this machine's devices).
+        - ``"tcp://HOST:PORT"``: the running Dask scheduler at that address and its
+          workers (started with ``dask scheduler`` and ``dask worker``).
+
+        Validated before anything starts (:func:`check_scheduler`).
+    timeout_s : float
+        How long to wait for the scheduler at a ``tcp://`` address.
+
+    Yields
+    ------
+    concurrent.futures.Executor or None
+        A Dask client's executor (``client.get_executor()``, tasks not deduplicated).
+
+    Notes
+    -----
+    Workers run single-threaded (torch, BLAS and numba; :data:`SINGLE_THREADED_ENV`): the
+    local cluster's processes start so, and the workers of a ``tcp://`` scheduler are
+    restarted so by their nannies when the client connects. On exit the client closes,
+    which cancels what still runs, and a local cluster shuts down.
+    """
+    kind, target = _parse_scheduler("scheduler", scheduler)
+    if kind == "inline":
+        yield None
+        return
+    # imported here: Dask is heavy, and only a distributed sweep needs it
+    from distributed import Client, LocalCluster
+    from distributed.diagnostics.plugin import Environ
+
+    if kind == "local":
+        with LocalCluster(n_workers=target, threads_per_worker=1, processes=True, env=SINGLE_THREADED_ENV,
+                          dashboard_address=None) as cluster, Client(cluster) as client:
+            yield client.get_executor(pure=False)
+        return
+    with Client(target, timeout=timeout_s) as client:
+        client.register_plugin(Environ(SINGLE_THREADED_ENV), name="seqmi-single-threaded")
+        yield client.get_executor(pure=False)
+
+
+# ---------------------------------------------------------------- the MI sweep point
 
 
 def decay_fits(mi: np.ndarray, threshold: float) -> dict[str, Any]:
@@ -56,6 +531,8 @@ def decay_fits(mi: np.ndarray, threshold: float) -> dict[str, Any]:
     (``exp_rss < pow_rss``: the decay looks exponential rather than algebraic). NaN
     everywhere when fewer than 3 points exceed the threshold.
     """
+    from seqmi.fit import fit_correlation_length, fit_power_law  # scipy: see the module docstring
+
     lags = np.arange(1, len(mi) + 1)
     keep = np.isfinite(mi) & (mi > threshold)
     out: dict[str, Any] = {"n_fit_points": int(keep.sum())}
@@ -96,7 +573,8 @@ def run_point(make_model: Callable[[], nn.Module], data: Sequences | Stream, con
     checkpoint_dir : path, optional
         Training checkpoints (resumable).
     budget : Budget, optional
-        Checked after every epoch; :class:`OutOfTime` propagates with the checkpoint saved.
+        Checked after every epoch; :class:`OutOfTime` propagates with the checkpoint
+        saved. Inside :func:`run_sweep`, pass ``current_budget()``.
     head_tokens : int
         How many tokens of the first sample to keep in the record (text passages).
 
@@ -107,6 +585,10 @@ def run_point(make_model: Callable[[], nn.Module], data: Sequences | Stream, con
         losses, parameter count, history state size, training throughput, wall times,
         device, and ``head`` (the first ``head_tokens`` sampled tokens).
     """
+    # torch and numba load here, not at import: see the module docstring
+    from seqmi.info import two_point_mi
+    from seqmi.train import train
+
     t0 = time.perf_counter()
     result = train(make_model, data, config, device=device, checkpoint_dir=checkpoint_dir,
                    progress=progress, on_epoch_end=budget.check if budget is not None else None)
@@ -124,30 +606,3 @@ def run_point(make_model: Callable[[], nn.Module], data: Sequences | Stream, con
         "tokens_per_s": result.tokens_per_s, "train_s": train_s, "sample_s": sample_s,
         "device": result.device, "amp": result.amp, "head": samples[0, :head_tokens].tolist(),
     }
-
-
-def point_key(name: str, spec: dict[str, Any]) -> str:
-    """Cache key of a sweep point: ``name`` plus a hash of everything that defines it.
-
-    Any change of ``spec`` (data size, training config, sampling settings) gives a new
-    key, so a cache never returns a point computed under other settings.
-    """
-    digest = hashlib.sha1(json.dumps(spec, sort_keys=True, default=str).encode()).hexdigest()[:10]
-    return f"{name}_{digest}"
-
-
-def cached_point(cache_dir: str | os.PathLike | None, key: str,
-                 compute: Callable[[str | None], dict[str, Any]]) -> dict[str, Any]:
-    """The record of sweep point ``key``: read from ``cache_dir/key.json`` or computed and saved.
-
-    ``compute`` receives the point's checkpoint folder (``None`` without a cache).
-    """
-    if not cache_dir:
-        return compute(None)
-    path = Path(cache_dir) / f"{key}.json"
-    if path.is_file():
-        return json.loads(path.read_text())
-    record = compute(str(Path(cache_dir) / key))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(record) + "\n")
-    return record
