@@ -63,3 +63,32 @@ def test_device_resolution_accepts_a_torch_device():
             resolve_device(torch.device("cuda"))
         with pytest.raises(ValueError, match="no CUDA GPU"):
             resolve_device("cuda:0")
+
+
+def test_set_cpu_threads_sets_every_pool():
+    import os
+
+    import numba
+    import torch
+    from threadpoolctl import threadpool_info
+
+    from seqmi import device
+
+    before = (torch.get_num_threads(), numba.get_num_threads(), device._CPU_THREADS)
+    try:
+        device.set_cpu_threads(1)
+        assert torch.get_num_threads() == 1
+        assert numba.get_num_threads() == 1
+        assert all(pool["num_threads"] == 1 for pool in threadpool_info())
+        assert device.cpu_threads() == 1
+        with pytest.raises(ValueError, match="cpu_threads must be in"):
+            device.set_cpu_threads(0)
+        with pytest.raises(ValueError, match="cpu_threads must be in"):
+            device.set_cpu_threads((os.cpu_count() or 1) + 1)
+    finally:
+        torch.set_num_threads(before[0])
+        numba.set_num_threads(before[1])
+        device._CPU_THREADS = before[2]
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(os.cpu_count())

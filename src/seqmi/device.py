@@ -58,3 +58,46 @@ def resolve_device(device: DeviceLike = "auto") -> "torch.device":
     if kind == "cuda":
         return torch.device(device)
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+_CPU_THREADS: int | None = None
+
+
+def set_cpu_threads(n: int) -> None:
+    """Use ``n`` CPU threads in every pool the package runs work on.
+
+    One setting for torch's intra-op pool, numba's parallel loops (the compiled pair
+    counting), the BLAS and OpenMP pools of numpy and scipy (through threadpoolctl)
+    and scipy's FFT workers. Setting only torch's is not enough on a busy machine:
+    numba's OpenMP workers spin-wait between parallel regions, and while another
+    process holds a core the spinning thread takes time from the one doing the work
+    (a chapter ran more than ten times slower beside one busy core).
+
+    Parameters
+    ----------
+    n : int
+        Threads, ``1 <= n <= os.cpu_count()`` (numba cannot start more threads than it
+        was configured with at import, ``NUMBA_NUM_THREADS``; the numba pool is capped there).
+    """
+    import os
+
+    from seqmi.validate import check_int
+
+    check_int("cpu_threads", n, 1, os.cpu_count() or 1)
+    import numba
+    import torch
+    from threadpoolctl import threadpool_limits
+
+    global _CPU_THREADS
+    torch.set_num_threads(n)
+    numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
+    threadpool_limits(n)
+    _CPU_THREADS = n
+
+
+def cpu_threads() -> int:
+    """Threads set by :func:`set_cpu_threads`, or every core (``-1``) if it was never called.
+
+    The value suits the ``workers`` argument of :mod:`scipy.fft`.
+    """
+    return -1 if _CPU_THREADS is None else _CPU_THREADS

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from seqmi.device import DeviceLike, resolve_device
+from seqmi.device import DeviceLike, cpu_threads, resolve_device
 from seqmi.validate import check_choice, check_int
 
 if TYPE_CHECKING:
@@ -166,7 +166,7 @@ def _rfft_time(ind: "torch.Tensor") -> "torch.Tensor":
     if ind.device.type == "cpu" and not _TORCH_FFT_ON_CPU:
         from scipy.fft import rfft
 
-        return torch.from_numpy(rfft(ind.numpy(), axis=0, workers=-1))
+        return torch.from_numpy(rfft(ind.numpy(), axis=0, workers=cpu_threads()))
     return torch.fft.rfft(ind, dim=0)
 
 
