@@ -59,6 +59,7 @@ from torch.nn import functional as F
 
 from seqmi.device import DeviceLike, resolve_device
 from seqmi.models.lm import sequence_loss
+from seqmi.rng import child_seed
 from seqmi.validate import check_choice, check_float, check_int
 
 OPTIMIZERS = ("rmsprop", "adam", "adamw", "sgd")
@@ -133,7 +134,8 @@ class TrainConfig:
     amp : bool or None
         bf16 autocast; ``None``: on CUDA for ``model.amp_safe`` models only.
     seed : int
-        Seeds the weights of restart ``r`` (``seed * 1000 + r``) and the data order.
+        Parent of the seeds of restart ``r``: its weights (:func:`init_seed`) and its data
+        order (:func:`order_rng`), named children (:func:`seqmi.rng.child_seed`).
     eval_every : int
         Evaluate every ``eval_every`` optimizer steps; 0: after every epoch.
     target : float or None
@@ -689,12 +691,14 @@ def _log(log_path: Path | None, record: dict[str, Any]) -> None:
             f.write(json.dumps(record) + "\n")
 
 
-def _init_seed(config: TrainConfig, restart: int) -> int:
-    return config.seed * 1000 + restart
+def init_seed(config: TrainConfig, restart: int) -> int:
+    """The torch seed under which restart ``restart`` of ``config`` is built."""
+    return child_seed(config.seed, "restart", restart)
 
 
-def _order_rng(config: TrainConfig, restart: int) -> np.random.Generator:
-    return np.random.default_rng([config.seed, restart])
+def order_rng(config: TrainConfig, restart: int) -> np.random.Generator:
+    """The generator of restart ``restart``'s data order (shuffles, track offsets, resets)."""
+    return np.random.default_rng(child_seed(config.seed, "restart", restart, "order"))
 
 
 def train_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.Module]],
@@ -773,8 +777,8 @@ def train_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.
         task = language_model_task(data, configs[c0].batch_size, device, amps[c0])
         members = []
         for c, r in group:
-            torch.manual_seed(_init_seed(configs[c], r))
-            members.append(Member(makers[c]().to(device), configs[c], _order_rng(configs[c], r), task))
+            torch.manual_seed(init_seed(configs[c], r))
+            members.append(Member(makers[c]().to(device), configs[c], order_rng(configs[c], r), task))
         if state is not None and state.get("group") == g:
             for m, saved in zip(members, state["members"]):
                 m.load_state_dict(saved)

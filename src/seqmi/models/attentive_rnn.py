@@ -35,6 +35,7 @@ from torch import nn
 from tqdm.auto import tqdm
 
 from seqmi.device import DeviceLike, resolve_device
+from seqmi.rng import child_seed
 from seqmi.train import Batches, Member, Task, TrainConfig, TrainResult, fit, member_result
 from seqmi.validate import check_choice, check_int
 
@@ -439,7 +440,9 @@ def train_task_model(model: TaskModel, sample: Callable[[int, int], tuple[NDArra
     lr : float
         Adam learning rate.
     seed : int
-        Seeds torch and the batch stream (batch ``i`` uses seed ``seed * 1_000_003 + i``).
+        Seeds torch and the batch stream: batch ``i`` is drawn with
+        ``child_seed(seed, "batch", i)``, the held-out batch with ``child_seed(seed, "eval")``
+        (:func:`seqmi.rng.child_seed`).
     device : str or torch.device
         ``"auto" | "cpu" | "cuda" | torch.device``.
     eval_every : int, optional
@@ -465,11 +468,11 @@ def train_task_model(model: TaskModel, sample: Callable[[int, int], tuple[NDArra
     config = TrainConfig(optimizer="adam", lr=lr, clip=clip, batch_size=batch, max_epochs=1, patience=None,
                          restarts=1, seed=seed, eval_every=eval_every or 0,
                          target=target if eval_every is not None else None)
-    ev_tok, ev_tgt = (torch.as_tensor(a, device=device) for a in sample(eval_batch, seed * 1_000_003 + steps + 7))
+    ev_tok, ev_tgt = (torch.as_tensor(a, device=device) for a in sample(eval_batch, child_seed(seed, "eval")))
 
     def epoch(rng: np.random.Generator, step: int) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
         for i in range(step, steps):
-            yield tuple(torch.as_tensor(a, device=device) for a in sample(batch, seed * 1_000_003 + i))
+            yield tuple(torch.as_tensor(a, device=device) for a in sample(batch, child_seed(seed, "batch", i)))
 
     lossf = nn.CrossEntropyLoss()
 
