@@ -152,3 +152,45 @@ def test_mamba_lm_is_causal_trainable_and_has_a_fixed_state():
                 TrainConfig(optimizer="adam", lr=0.02, batch_size=16, max_epochs=15, restarts=1), progress=False)
     with torch.no_grad():
         assert float(sequence_loss(res.model, torch.as_tensor(rows[:8]))) < 0.5 * math.log(5)
+
+
+def reference_train_gaussian(model, dist, steps, batch=4, lr=1e-3, warmup=50, weight_decay=0.01, seed=0):
+    """`train_gaussian` as it was before it became a configuration of `seqmi.train.fit`."""
+    from seqmi.l2m import _conditional_targets
+
+    device = torch.device("cpu")
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
+
+    def schedule(step):
+        if step < warmup:
+            return (step + 1) / warmup
+        return 0.5 * (1 + math.cos(math.pi * (step - warmup) / max(1, steps - warmup)))
+
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, schedule)
+    rng = np.random.default_rng(seed)
+    losses = np.empty(steps)
+    for step in range(steps):
+        z, mu_p, sigma_p = _conditional_targets(dist, batch, rng, device)
+        mu_q, sigma_q = model(z)
+        loss = gaussian_kl(mu_p, sigma_p, mu_q, sigma_q).mean()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        sched.step()
+        losses[step] = loss.item()
+    return losses
+
+
+@pytest.mark.parametrize("backbone", ["transformer", "mamba"])
+def test_train_gaussian_follows_the_reference_loop_bit_for_bit(backbone):
+    dist = SubvolumeGaussian(2, copies=3)
+    models = []
+    for _ in range(2):
+        torch.manual_seed(0)
+        models.append(GaussianSequenceModel(backbone, 3, 8, 1, n_heads=2, max_len=16, d_state=4))
+    ref = reference_train_gaussian(models[0], dist, 12, lr=3e-3, warmup=4, seed=2)
+    new = train_gaussian(models[1], dist, 12, lr=3e-3, warmup=4, seed=2, progress=False)
+    np.testing.assert_array_equal(new, ref)
+    for (name, x), y in zip(models[0].state_dict().items(), models[1].state_dict().values()):
+        assert torch.equal(x, y), name

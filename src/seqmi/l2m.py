@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,10 +25,11 @@ import torch
 import torch.nn.functional as F
 from numpy.typing import NDArray
 from torch import nn
-from tqdm.auto import tqdm
 
 from seqmi.data.subvolume import SubvolumeGaussian
+from seqmi.device import DeviceLike, resolve_device
 from seqmi.models.lm import TransformerBlock
+from seqmi.train import Batches, Member, Task, TrainConfig, fit
 from seqmi.validate import check_choice, check_float, check_int
 
 FLOAT32_NATS = 32 * math.log(2.0)
@@ -292,19 +294,23 @@ def _conditional_targets(dist: SubvolumeGaussian, batch: int, rng: np.random.Gen
 
 def train_gaussian(model: GaussianSequenceModel, dist: SubvolumeGaussian, steps: int, batch: int = 4,
                    lr: float = 1e-3, warmup: int = 50, weight_decay: float = 0.01,
-                   device: torch.device | str = "cpu", seed: int = 0, progress: bool = True) -> NDArray[np.float64]:
+                   device: DeviceLike = "cpu", seed: int = 0, progress: bool = True) -> NDArray[np.float64]:
     """Train on the exact average conditional KL with fresh samples every step.
 
-    AdamW with linear warm-up and cosine decay (the paper's recipe, scaled down).
+    AdamW with linear warm-up and cosine decay to zero (the paper's recipe, scaled down),
+    gradient norm clipped at 1: a configuration of :func:`seqmi.train.fit` with one epoch
+    of ``steps`` fresh batches.
 
     Parameters
     ----------
     model : GaussianSequenceModel
+        Trained in place.
     dist : SubvolumeGaussian
         Its ``copies`` must equal the model's ``token_dim``.
     steps, batch, warmup : int
     lr, weight_decay : float
-    device : torch.device or str
+    device : str or torch.device
+        ``"auto" | "cpu" | "cuda" | torch.device``.
     seed : int
         Seeds the samples (and nothing else: initialise the model under your own seed).
     progress : bool
@@ -320,35 +326,34 @@ def train_gaussian(model: GaussianSequenceModel, dist: SubvolumeGaussian, steps:
     check_int("warmup", warmup, 0)
     if dist.copies != model.token_dim:
         raise ValueError(f"dist.copies={dist.copies} must equal model.token_dim={model.token_dim}")
-    device = torch.device(device)
+    device = resolve_device(device)
     model.to(device).train()
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
+    config = TrainConfig(optimizer="adamw", lr=lr, weight_decay=weight_decay, clip=1.0, batch_size=batch,
+                         max_epochs=1, patience=None, restarts=1, seed=seed)
 
     def schedule(step: int) -> float:
         if step < warmup:
             return (step + 1) / warmup
         return 0.5 * (1 + math.cos(math.pi * (step - warmup) / max(1, steps - warmup)))
 
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, schedule)
-    rng = np.random.default_rng(seed)
-    losses = np.empty(steps)
-    bar = tqdm(range(steps), disable=not progress, desc=f"{model.backbone_name} L={dist.length}", leave=False)
-    for step in bar:
-        z, mu_p, sigma_p = _conditional_targets(dist, batch, rng, device)
+    def epoch(rng: np.random.Generator, step: int) -> Iterator[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
+        for _ in range(steps):
+            yield _conditional_targets(dist, batch, rng, device)
+
+    def loss(model: nn.Module, targets: tuple[torch.Tensor, torch.Tensor, torch.Tensor]) -> tuple[torch.Tensor, int]:
+        z, mu_p, sigma_p = targets
         mu_q, sigma_q = model(z)
-        loss = gaussian_kl(mu_p, sigma_p, mu_q, sigma_q).mean()
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        sched.step()
-        losses[step] = loss.item()
-    return losses
+        return gaussian_kl(mu_p, sigma_p, mu_q, sigma_q).mean(), 1
+
+    task = Task(Batches(steps, epoch), loss, schedule=schedule)
+    member = Member(model, config, np.random.default_rng(seed), task)
+    fit([member], task, device=device, progress=progress, desc=f"{model.backbone_name} L={dist.length}")
+    return np.asarray(member.step_losses, dtype=np.float64)
 
 
 @torch.no_grad()
 def evaluate_kl(model: GaussianSequenceModel, dist: SubvolumeGaussian, n_eval: int, batch: int = 4,
-                device: torch.device | str = "cpu", seed: int = 1) -> NDArray[np.float64]:
+                device: DeviceLike = "cpu", seed: int = 1) -> NDArray[np.float64]:
     """Position-wise conditional KL ``D_i`` (nats, mean over coordinates) on fresh samples.
 
     Parameters
@@ -357,7 +362,8 @@ def evaluate_kl(model: GaussianSequenceModel, dist: SubvolumeGaussian, n_eval: i
     dist : SubvolumeGaussian
     n_eval, batch : int
         Number of evaluation sequences, and how many at a time.
-    device : torch.device or str
+    device : str or torch.device
+        ``"auto" | "cpu" | "cuda" | torch.device``.
     seed : int
         Seeds the evaluation samples.
 
@@ -367,7 +373,7 @@ def evaluate_kl(model: GaussianSequenceModel, dist: SubvolumeGaussian, n_eval: i
     """
     check_int("n_eval", n_eval, 1)
     check_int("batch", batch, 1)
-    device = torch.device(device)
+    device = resolve_device(device)
     model.to(device).eval()
     rng = np.random.default_rng(seed)
     total = torch.zeros(dist.length, dtype=torch.float64, device=device)

@@ -1,7 +1,19 @@
-"""The training loop every chapter reuses.
+"""The package's one training loop, and the language-model recipe every chapter reuses.
 
-:func:`train` fits an autoregressive model (:mod:`seqmi.models.lm`) by maximum
-likelihood with the recipe of Shen 2019, App. E:
+:func:`fit` is the only place where the package takes a gradient step. A training run
+is a configuration of it:
+
+- a :class:`Task`: the batch source (:class:`Batches`, one epoch at a time, drawn from
+  each member's own generator), the loss function, an optional evaluation hook (a
+  validation loss, a held-out accuracy) and the direction in which that metric improves;
+- a :class:`TrainConfig` per model: optimizer, learning-rate schedule, gradient
+  clipping, and the stop rule (``max_epochs``, ``patience`` evaluations without
+  improvement, a ``target`` value of the metric, a ``time_budget_s``);
+- the models (:class:`Member`), trained in lockstep, each with its own optimizer,
+  schedule and data order; a member that stops is frozen while the others go on.
+
+:func:`train` and :func:`train_family` fit autoregressive models
+(:mod:`seqmi.models.lm`) by maximum likelihood with the recipe of Shen 2019, App. E:
 
 - optimizer RMSprop (RNNs) or Adam/AdamW (Transformers), gradient-norm clipping;
 - learning rate: linear warmup then cosine annealing down to ``min_lr_ratio`` times the
@@ -12,10 +24,10 @@ likelihood with the recipe of Shen 2019, App. E:
 - bf16 autocast on CUDA for models that declare ``amp_safe`` (Transformers), float32
   otherwise;
 - a checkpoint after every epoch holding everything the loop's future depends on
-  (weights, optimizer, step, data-order generator, best weights so far, finished
-  restarts), written atomically, so that an interrupted run resumed from it ends with
+  (weights, optimizers, steps, data-order generators, best weights so far, finished
+  runs), written atomically, so that an interrupted run resumed from it ends with
   bit-identical weights on the same machine;
-- one JSON line per epoch in ``log_path``.
+- one JSON line per model and epoch in ``log_path``.
 
 Two kinds of data:
 
@@ -34,22 +46,27 @@ import json
 import math
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
+from numpy.typing import NDArray
 from torch import nn
 from torch.nn import functional as F
 
+from seqmi.device import DeviceLike, resolve_device
 from seqmi.models.lm import sequence_loss
+from seqmi.rng import child_seed
 from seqmi.validate import check_choice, check_float, check_int
 
 OPTIMIZERS = ("rmsprop", "adam", "adamw", "sgd")
 SCHEDULES = ("constant", "cosine", "plateau")
+MODES = ("min", "max")
 CHECKPOINT_FILE = "checkpoint.pt"
+_END = object()  # marks the end of an epoch's batches
 
 
 @dataclass(frozen=True)
@@ -86,7 +103,7 @@ class Stream:
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """Hyper-parameters of :func:`train` (defaults: the paper's binary-sequence LSTM).
+    """Hyper-parameters and stop rule of one model (defaults: the paper's binary-sequence LSTM).
 
     Attributes
     ----------
@@ -96,19 +113,20 @@ class TrainConfig:
         Peak learning rate.
     weight_decay : float
         Decoupled weight decay (AdamW only).
-    clip : float
-        Maximum gradient norm.
+    clip : float or None
+        Maximum gradient norm; ``None``: no clipping.
     batch_size : int
     max_epochs : int
-    patience : int
-        Epochs without validation improvement before stopping.
+    patience : int or None
+        Evaluations (epochs, unless ``eval_every``) without improvement before stopping;
+        ``None``: never stop early.
     restarts : int
-        Independent runs; the best validation model is kept.
+        Independent runs; the best validation model is kept (:func:`train`).
     schedule : {"constant", "cosine", "plateau"}
-        ``"plateau"``: constant, divided by ``plateau_factor`` after every epoch whose
-        validation loss is not a new best (the PyTorch word-language-model example).
+        ``"plateau"``: constant, divided by ``plateau_factor`` after every evaluation
+        that is not a new best (the PyTorch word-language-model example).
     warmup_steps : int
-        Linear warmup steps (both schedules).
+        Linear warmup steps (every schedule).
     min_lr_ratio : float
         Final learning rate of the cosine schedule, relative to ``lr``.
     plateau_factor : float
@@ -116,16 +134,25 @@ class TrainConfig:
     amp : bool or None
         bf16 autocast; ``None``: on CUDA for ``model.amp_safe`` models only.
     seed : int
-        Seeds the weights of restart ``r`` (``seed * 1000 + r``) and the data order.
+        Parent of the seeds of restart ``r``: its weights (:func:`init_seed`) and its data
+        order (:func:`order_rng`), named children (:func:`seqmi.rng.child_seed`).
+    eval_every : int
+        Evaluate every ``eval_every`` optimizer steps; 0: after every epoch.
+    target : float or None
+        Stop as soon as an evaluation reaches this value (at or below it for a metric
+        that is minimised, at or above it for one that is maximised).
+    time_budget_s : float
+        Stop after this many seconds of :func:`fit` (0: no limit). A run stopped by it
+        depends on the machine's speed.
     """
 
     optimizer: str = "rmsprop"
     lr: float = 0.005
     weight_decay: float = 0.0
-    clip: float = 0.25
+    clip: float | None = 0.25
     batch_size: int = 50
     max_epochs: int = 200
-    patience: int = 5
+    patience: int | None = 5
     restarts: int = 5
     schedule: str = "constant"
     warmup_steps: int = 0
@@ -133,44 +160,72 @@ class TrainConfig:
     plateau_factor: float = 4.0
     amp: bool | None = None
     seed: int = 0
+    eval_every: int = 0
+    target: float | None = None
+    time_budget_s: float = 0.0
 
     def __post_init__(self) -> None:
         check_choice("optimizer", self.optimizer, OPTIMIZERS)
         check_choice("schedule", self.schedule, SCHEDULES)
         check_float("lr", self.lr, 0.0, low_open=True)
         check_float("weight_decay", self.weight_decay, 0.0)
-        check_float("clip", self.clip, 0.0, low_open=True)
+        if self.clip is not None:
+            check_float("clip", self.clip, 0.0, low_open=True)
         check_int("batch_size", self.batch_size, 1)
         check_int("max_epochs", self.max_epochs, 1)
-        check_int("patience", self.patience, 1)
+        if self.patience is not None:
+            check_int("patience", self.patience, 1)
         check_int("restarts", self.restarts, 1)
         check_int("warmup_steps", self.warmup_steps, 0)
         check_float("min_lr_ratio", self.min_lr_ratio, 0.0, 1.0)
         check_float("plateau_factor", self.plateau_factor, 1.0)
         check_int("seed", self.seed, 0)
+        check_int("eval_every", self.eval_every, 0)
+        if self.target is not None:
+            check_float("target", self.target)
+        check_float("time_budget_s", self.time_budget_s, 0.0)
 
 
 @dataclass
 class TrainResult:
-    """What :func:`train` returns.
+    """What the training functions of the package return.
 
     Attributes
     ----------
     model : nn.Module
-        The model holding the best validation weights over all restarts (in eval mode).
+        The trained model (in eval mode): for :func:`train`, the best validation weights
+        over all restarts.
     best_val_loss : float
-        Its validation loss (nats/token).
+        Best value of the evaluation metric of the kept run (for :func:`train`, its
+        validation loss in nats/token); NaN without an evaluation hook.
     best_restart : int
     restart_val_losses : list of float
-        Best validation loss of every restart.
+        Best metric of every restart.
     epochs : list of int
-        Epochs run by every restart.
+        Epochs run by every restart (the last one may be partial).
     tokens_per_s : float
-        Training throughput (tokens through forward+backward per second of training).
+        Training throughput: tokens (or other loss weights) through forward+backward per
+        second of training, the time of a step shared by the models trained together in it
+        counted in equal parts.
     wall_s : float
         Wall time of this call (a resumed run counts only its own part).
     device : str
     amp : bool
+    history : list of dict
+        One record per restart and epoch (the lines of the JSONL log).
+    step_losses : ndarray
+        Training loss of every optimizer step of the kept run.
+    seconds_per_step : float
+        Training time per step of the kept run (evaluations excluded; a shared step
+        counted in equal parts).
+    eval_steps : ndarray of int
+        Step counts at the evaluations of the kept run.
+    eval_metric : ndarray
+        The evaluation metric at those steps.
+    steps_to_target : int or None
+        The step at which the kept run's metric reached ``TrainConfig.target``.
+    final_metric : float
+        The metric of the returned weights (NaN when unknown).
     """
 
     model: nn.Module
@@ -183,6 +238,17 @@ class TrainResult:
     device: str
     amp: bool
     history: list[dict[str, Any]] = field(default_factory=list)
+    step_losses: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
+    seconds_per_step: float = float("nan")
+    eval_steps: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    eval_metric: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
+    steps_to_target: int | None = None
+    final_metric: float = float("nan")
+
+    @property
+    def epoch_losses(self) -> list[float]:
+        """Mean training loss of every epoch of the kept run."""
+        return [h["train_loss"] for h in self.history if h.get("restart", 0) == self.best_restart]
 
 
 def lr_factor(step: int, total_steps: int, config: TrainConfig) -> float:
@@ -208,6 +274,294 @@ def _make_optimizer(model: nn.Module, config: TrainConfig) -> torch.optim.Optimi
     return torch.optim.AdamW(params, lr=config.lr, betas=(0.9, 0.999), weight_decay=config.weight_decay)
 
 
+# ---------------------------------------------------------------------- the loop
+@dataclass(frozen=True)
+class Batches:
+    """A batch source: how many steps an epoch has, and the batches of one epoch.
+
+    Attributes
+    ----------
+    steps_per_epoch : int
+        The epoch's length, or a bound on it if it varies (it sets the length of the
+        learning-rate schedule: ``steps_per_epoch * max_epochs``).
+    epoch : callable
+        ``epoch(rng, step) -> iterable of batches`` for one member: ``rng`` is the
+        member's own generator (its data order), ``step`` the number of optimizer steps
+        it has taken so far. The epoch ends when the iterable does; it should draw from
+        ``rng`` lazily, as batches are taken (one per step). Members trained together
+        need epochs of equal length.
+    """
+
+    steps_per_epoch: int
+    epoch: Callable[[np.random.Generator, int], Iterable[Any]]
+
+
+@dataclass(frozen=True)
+class Task:
+    """What :func:`fit` trains for, besides the hyper-parameters.
+
+    Attributes
+    ----------
+    batches : Batches
+    loss : callable
+        ``loss(model, batch) -> (scalar loss, weight)``; the weight (tokens, words) weighs
+        the loss in the epoch's mean training loss.
+    evaluate : callable, optional
+        ``evaluate(model) -> float``, the metric of the stop rule and of the choice of
+        the best weights.
+    metric : str
+        The metric's name in the epoch records.
+    mode : {"min", "max"}
+        Whether the metric improves downwards (a loss) or upwards (an accuracy).
+    keep_best : bool
+        Keep a copy of the weights at the best evaluation (:func:`train` returns them);
+        otherwise each model ends with its last weights.
+    schedule : callable, optional
+        ``schedule(step) -> learning-rate multiplier``, replacing the config's schedule
+        (a recipe with its own arithmetic). Plateau cuts still divide it.
+    family : object, optional
+        Batched computation for several members at once: ``losses(models, batches)``
+        and ``evaluate(models)`` with the meaning of ``loss`` and ``evaluate``, each
+        member's numbers the same whichever other members share the call.
+    """
+
+    batches: Batches
+    loss: Callable[[nn.Module, Any], tuple[torch.Tensor, int]]
+    evaluate: Callable[[nn.Module], float] | None = None
+    metric: str = "val_loss"
+    mode: str = "min"
+    keep_best: bool = True
+    schedule: Callable[[int], float] | None = None
+    family: Any = None
+
+    def __post_init__(self) -> None:
+        check_choice("mode", self.mode, MODES)
+        check_int("steps_per_epoch", self.batches.steps_per_epoch, 1)
+
+    def losses(self, models: Sequence[nn.Module], batches: Sequence[Any]) -> list[tuple[torch.Tensor, int]]:
+        """The loss and weight of every model on its own batch."""
+        if self.family is not None:
+            return self.family.losses(models, batches)
+        return [self.loss(m, b) for m, b in zip(models, batches)]
+
+    def evaluations(self, models: Sequence[nn.Module]) -> list[float]:
+        """The metric of every model."""
+        if self.family is not None:
+            return self.family.evaluate(models)
+        return [self.evaluate(m) for m in models]
+
+
+class Member:
+    """One model trained by :func:`fit`: weights, optimizer, schedule, data order, progress.
+
+    Parameters
+    ----------
+    model : nn.Module
+        Already on its device.
+    config : TrainConfig
+    rng : numpy.random.Generator
+        The member's data order (passed to :attr:`Batches.epoch`).
+    task : Task
+        Supplies the epoch length and any schedule override.
+
+    Attributes
+    ----------
+    epoch, step : int
+        Epochs and optimizer steps done.
+    best : float
+        Best evaluation so far; ``best_state`` its weights (CPU) when the task keeps them.
+    stopped : str or None
+        Why the member stopped: ``"epochs"``, ``"patience"``, ``"target"`` or ``"time"``.
+    step_losses, eval_steps, eval_metric : list
+        Loss of every step; step and value of every evaluation.
+    tokens : int
+        Sum of the loss weights of every step.
+    busy_s : float
+        Training time, a shared step counted in equal parts.
+    """
+
+    def __init__(self, model: nn.Module, config: TrainConfig, rng: np.random.Generator, task: Task) -> None:
+        self.model, self.config, self.rng = model, config, rng
+        self.optimizer = _make_optimizer(model, config)
+        total_steps = task.batches.steps_per_epoch * config.max_epochs
+        base = task.schedule if task.schedule is not None else (lambda s: lr_factor(s, total_steps, config))
+        # cuts[0]: plateau cuts so far, read by the schedule at every step
+        self._cuts = [0]
+        self.scheduler = torch.optim.lr_scheduler.LambdaLR(
+            self.optimizer, lambda s: base(s) / config.plateau_factor ** self._cuts[0])
+        self.epoch = self.step = self.bad = self.tokens = 0
+        self.best = math.inf if task.mode == "min" else -math.inf
+        self.best_state: dict[str, torch.Tensor] | None = None
+        self.stopped: str | None = None
+        self.steps_to_target: int | None = None
+        self.step_losses: list[float] = []
+        self.eval_steps: list[int] = []
+        self.eval_metric: list[float] = []
+        self.busy_s = 0.0
+
+    _PROGRESS = ("epoch", "step", "bad", "tokens", "best", "best_state", "stopped", "steps_to_target",
+                 "step_losses", "eval_steps", "eval_metric", "busy_s")
+
+    def state_dict(self) -> dict[str, Any]:
+        """Everything the member's future depends on (for a checkpoint)."""
+        return {"model": self.model.state_dict(), "optimizer": self.optimizer.state_dict(),
+                "scheduler": self.scheduler.state_dict(), "rng": self.rng.bit_generator.state,
+                "cuts": self._cuts[0], **{k: getattr(self, k) for k in self._PROGRESS}}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Restore a :meth:`state_dict`."""
+        self.model.load_state_dict(state["model"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.scheduler.load_state_dict(state["scheduler"])
+        self.rng.bit_generator.state = state["rng"]
+        self._cuts[0] = state["cuts"]
+        for k in self._PROGRESS:
+            setattr(self, k, state[k])
+
+    def cut(self) -> None:
+        """Divide the learning rate by ``plateau_factor`` now (not at the next step)."""
+        self._cuts[0] += 1
+        sched = self.scheduler
+        for group, base in zip(self.optimizer.param_groups, sched.base_lrs):
+            group["lr"] = base * sched.lr_lambdas[0](sched.last_epoch)
+
+    def observe(self, value: float, task: Task) -> None:
+        """Record an evaluation: best weights, patience, plateau cut, target."""
+        self.eval_steps.append(self.step)
+        self.eval_metric.append(value)
+        if (value < self.best) if task.mode == "min" else (value > self.best):
+            self.best, self.bad = value, 0
+            if task.keep_best:
+                self.best_state = {k: v.detach().cpu().clone() for k, v in self.model.state_dict().items()}
+        else:
+            self.bad += 1
+            if self.config.schedule == "plateau":
+                self.cut()
+        target = self.config.target
+        if target is not None and ((value <= target) if task.mode == "min" else (value >= target)):
+            self.stopped, self.steps_to_target = "target", self.step
+        elif self.config.patience is not None and self.bad >= self.config.patience:
+            self.stopped = "patience"
+
+
+def fit(members: Sequence[Member], task: Task, *, device: DeviceLike = "cpu", amp: bool = False,
+        progress: bool = True, desc: str = "",
+        on_epoch_end: Callable[[list[tuple[Member, dict[str, Any]]]], None] | None = None) -> None:
+    """Train ``members`` in lockstep until each one's stop rule ends it: the one training loop.
+
+    Every step takes one batch per running member (from its own generator), computes all
+    losses (batched when ``task.family`` is set), backpropagates their sum once (each
+    member's gradient is that of its own loss alone), then clips and steps each member
+    separately. A member whose stop rule fires is frozen: its weights, optimizer state and
+    generator stop changing while the others go on.
+
+    Parameters
+    ----------
+    members : sequence of Member
+        Models of one task, sharing ``task.batches`` (members already stopped are skipped).
+    task : Task
+    device : str or torch.device
+        Where the batches go (``"auto" | "cpu" | "cuda" | torch.device``).
+    amp : bool
+        bf16 autocast of the losses (``device`` of type CUDA).
+    progress : bool
+        Show a tqdm bar of steps.
+    desc : str
+        The bar's label.
+    on_epoch_end : callable, optional
+        Called after every epoch with ``(member, record)`` for each member that trained in
+        it; a record holds ``epoch``, ``step``, ``train_loss``, the metric (when evaluated
+        at the end of the epoch), ``lr``, ``tokens`` (of the epoch) and ``epoch_s``.
+    """
+    from tqdm.auto import tqdm
+
+    device = resolve_device(device)
+    start = time.perf_counter()
+    steps = task.batches.steps_per_epoch
+    active = [m for m in members if m.stopped is None]
+    bar = tqdm(total=max([m.config.max_epochs * steps for m in members], default=0),
+               initial=max([m.step for m in members], default=0), desc=desc, disable=not progress, leave=False)
+    while active:
+        t_epoch = time.perf_counter()
+        feeds = {id(m): iter(task.batches.epoch(m.rng, m.step)) for m in active}
+        sums = {id(m): [0.0, 0] for m in active}
+        for m in active:
+            m.model.train()
+        running = list(active)
+        while running:
+            t0 = time.perf_counter()
+            batches = [next(feeds[id(m)], _END) for m in running]
+            if any(b is _END for b in batches):
+                if not all(b is _END for b in batches):
+                    raise RuntimeError("members trained together need epochs of equal length")
+                break
+            with torch.autocast(device.type, dtype=torch.bfloat16, enabled=amp):
+                losses = task.losses([m.model for m in running], batches)
+            for m in running:
+                m.optimizer.zero_grad(set_to_none=True)
+            total = losses[0][0] if len(losses) == 1 else torch.stack([loss for loss, _ in losses]).sum()
+            total.backward()
+            for m, (loss, weight) in zip(running, losses):
+                if m.config.clip is not None:
+                    nn.utils.clip_grad_norm_(m.model.parameters(), m.config.clip)
+                m.optimizer.step()
+                m.scheduler.step()
+                value = float(loss.detach())
+                m.step += 1
+                m.step_losses.append(value)
+                sums[id(m)][0] += value * weight
+                sums[id(m)][1] += weight
+            share = (time.perf_counter() - t0) / len(running)
+            for m in running:
+                m.busy_s += share
+            bar.update(1)
+            due = [m for m in running if m.config.eval_every and m.step % m.config.eval_every == 0]
+            if due and task.evaluate is not None:
+                for m, value in zip(due, task.evaluations([m.model for m in due])):
+                    m.observe(value, task)
+            for m in running:
+                if m.stopped is None and m.config.time_budget_s and time.perf_counter() - start >= m.config.time_budget_s:
+                    m.stopped = "time"
+            running = [m for m in running if m.stopped is None]
+        due = [m for m in running if not m.config.eval_every] if task.evaluate is not None else []
+        values = dict(zip(map(id, due), task.evaluations([m.model for m in due]))) if due else {}
+        records = []
+        for m in active:
+            m.epoch += 1
+            loss_sum, weight = sums[id(m)]
+            record: dict[str, Any] = {"epoch": m.epoch, "step": m.step, "train_loss": loss_sum / max(weight, 1)}
+            if id(m) in values:
+                m.observe(values[id(m)], task)
+                record[task.metric] = values[id(m)]
+                bar.set_postfix({task.metric: f"{values[id(m)]:.4f}"})
+            if m.stopped is None and m.epoch >= m.config.max_epochs:
+                m.stopped = "epochs"
+            m.tokens += weight
+            record.update(lr=m.optimizer.param_groups[0]["lr"], tokens=weight, epoch_s=time.perf_counter() - t_epoch)
+            records.append((m, record))
+        if on_epoch_end is not None:
+            on_epoch_end(records)
+        active = [m for m in active if m.stopped is None]
+    bar.close()
+
+
+def member_result(member: Member, *, device: DeviceLike, amp: bool = False, wall_s: float = float("nan"),
+                  final_metric: float = float("nan"), history: list[dict[str, Any]] | None = None) -> TrainResult:
+    """The :class:`TrainResult` of a single member trained by :func:`fit` (its own weights)."""
+    busy = member.busy_s
+    return TrainResult(
+        model=member.model, best_val_loss=float(member.best) if member.eval_metric else float("nan"),
+        best_restart=0, restart_val_losses=[float(member.best) if member.eval_metric else float("nan")],
+        epochs=[member.epoch], tokens_per_s=member.tokens / busy if busy > 0 else float("nan"),
+        wall_s=wall_s, device=str(resolve_device(device)), amp=amp, history=history or [],
+        step_losses=np.asarray(member.step_losses, dtype=np.float64),
+        seconds_per_step=busy / member.step if member.step else float("nan"),
+        eval_steps=np.asarray(member.eval_steps, dtype=np.int64),
+        eval_metric=np.asarray(member.eval_metric, dtype=np.float64),
+        steps_to_target=member.steps_to_target, final_metric=final_metric)
+
+
+# ---------------------------------------------------------------------- language models
 def _steps_per_epoch(data: Sequences | Stream, batch_size: int) -> int:
     if isinstance(data, Sequences):
         return math.ceil(len(data.train) / batch_size)
@@ -228,13 +582,14 @@ def _detach(state: Any) -> Any:
 
 
 @torch.no_grad()
-def evaluate(model: nn.Module, data: Sequences | Stream, device: torch.device, batch_size: int = 256,
+def evaluate(model: nn.Module, data: Sequences | Stream, device: DeviceLike = "cpu", batch_size: int = 256,
              amp: bool = False) -> float:
     """Mean validation cross-entropy in nats per token.
 
     ``Sequences``: every row read from the start token. ``Stream``: the validation
     stream read in ``batch_size`` contiguous tracks with the state carried throughout.
     """
+    device = resolve_device(device)
     model.eval()
     total, count = 0.0, 0
     with torch.autocast(device.type, dtype=torch.bfloat16, enabled=amp):
@@ -258,6 +613,72 @@ def evaluate(model: nn.Module, data: Sequences | Stream, device: torch.device, b
     return total / count
 
 
+class _StreamLoss:
+    """Cross-entropy of a BPTT window, the recurrent state carried over from the member's last window."""
+
+    def __init__(self) -> None:
+        self.carried: dict[int, Any] = {}
+
+    def __call__(self, model: nn.Module, batch: tuple[torch.Tensor, bool]) -> tuple[torch.Tensor, int]:
+        chunk, reset = batch
+        logits, state = model.forward_with_state(chunk[:, :-1], None if reset else self.carried.get(id(model)))
+        self.carried[id(model)] = _detach(state)
+        target = chunk[:, 1:]
+        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), target.reshape(-1)), target.numel()
+
+
+def language_model_task(data: Sequences | Stream, batch_size: int, device: DeviceLike = "cpu",
+                        amp: bool = False) -> Task:
+    """The :class:`Task` of :func:`train`: next-token cross-entropy, validation loss after every epoch.
+
+    Parameters
+    ----------
+    data : Sequences or Stream
+        ``Sequences``: rows shuffled every epoch by the member's generator, each read whole
+        from the start token. ``Stream``: ``batch_size`` contiguous tracks read in windows
+        of ``bptt`` tokens from an offset drawn every epoch; the carried state is zeroed at
+        the start of an epoch and, with probability ``reset_prob``, of any window.
+    batch_size : int
+    device : str or torch.device
+    amp : bool
+        bf16 autocast of the validation pass.
+
+    Returns
+    -------
+    Task
+    """
+    device = resolve_device(device)
+    if isinstance(data, Sequences):
+        rows = torch.as_tensor(np.asarray(data.train, dtype=np.int64))
+
+        def sequence_epoch(rng: np.random.Generator, step: int) -> Iterable[torch.Tensor]:
+            order = torch.as_tensor(rng.permutation(len(rows)))
+            for start in range(0, len(order), batch_size):
+                yield rows[order[start: start + batch_size]].to(device, non_blocking=True)
+
+        def loss(model: nn.Module, x: torch.Tensor) -> tuple[torch.Tensor, int]:
+            return sequence_loss(model, x), x.numel()
+
+        batches = Batches(_steps_per_epoch(data, batch_size), sequence_epoch)
+    else:
+        tracks = _tracks(data.train, batch_size)
+
+        def stream_epoch(rng: np.random.Generator, step: int) -> Iterable[tuple[torch.Tensor, bool]]:
+            # the paper does not shuffle text: only the track offset varies between epochs
+            offset = int(rng.integers(data.bptt))
+            first = True
+            for start in range(offset, tracks.shape[1] - data.bptt - 1, data.bptt):
+                chunk = tracks[:, start: start + data.bptt + 1].to(device, non_blocking=True)
+                # a reset teaches the model to start from the zero state
+                reset = bool(rng.random() < data.reset_prob)
+                yield chunk, first or reset
+                first = False
+
+        loss = _StreamLoss()
+        batches = Batches(_steps_per_epoch(data, batch_size), stream_epoch)
+    return Task(batches, loss, evaluate=lambda model: evaluate(model, data, device, amp=amp))
+
+
 def _save_atomic(payload: dict[str, Any], path: Path) -> None:
     tmp = path.with_suffix(".tmp")
     torch.save(payload, tmp)
@@ -270,182 +691,171 @@ def _log(log_path: Path | None, record: dict[str, Any]) -> None:
             f.write(json.dumps(record) + "\n")
 
 
-def train(make_model: Callable[[], nn.Module], data: Sequences | Stream, config: TrainConfig,
-          device: torch.device | str = "cpu", checkpoint_dir: str | os.PathLike | None = None,
-          log_path: str | os.PathLike | None = None, progress: bool = True,
-          on_epoch_end: Callable[[dict[str, Any]], None] | None = None) -> TrainResult:
-    """Train ``config.restarts`` models and return the one with the best validation loss.
+def init_seed(config: TrainConfig, restart: int) -> int:
+    """The torch seed under which restart ``restart`` of ``config`` is built."""
+    return child_seed(config.seed, "restart", restart)
+
+
+def order_rng(config: TrainConfig, restart: int) -> np.random.Generator:
+    """The generator of restart ``restart``'s data order (shuffles, track offsets, resets)."""
+    return np.random.default_rng(child_seed(config.seed, "restart", restart, "order"))
+
+
+def train_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.Module]],
+                 data: Sequences | Stream, configs: Sequence[TrainConfig], *, device: DeviceLike = "cpu",
+                 checkpoint_dir: str | os.PathLike | None = None, log_path: str | os.PathLike | None = None,
+                 progress: bool = True,
+                 on_epoch_end: Callable[[dict[str, Any]], None] | None = None) -> list[TrainResult]:
+    """Train every restart of every config, and return each config's best model.
+
+    Restart ``r`` of config ``c`` is built under its own seed, shuffles the data with its
+    own generator and follows its own stop rule, exactly as it would alone.
 
     Parameters
     ----------
-    make_model : callable
+    make_model : callable or sequence of callables
         Builds a fresh model (called after seeding torch, once per restart and once more
-        for the returned model).
+        for each returned model); one for all configs, or one per config.
     data : Sequences or Stream
-    config : TrainConfig
-    device : torch.device or str
+    configs : sequence of TrainConfig
+    device : str or torch.device
+        ``"auto" | "cpu" | "cuda" | torch.device``.
     checkpoint_dir : path, optional
         Folder of ``checkpoint.pt``: if it exists the run resumes from it; it is
         rewritten after every epoch.
     log_path : path, optional
-        JSON-lines file receiving one record per epoch (appended).
+        JSON-lines file receiving one record per model and epoch (appended).
     progress : bool
-        Show a tqdm bar per restart.
+        Show a tqdm bar per run.
     on_epoch_end : callable, optional
-        Called with each epoch's log record after the checkpoint is written (an
-        exception raised there interrupts the run with a valid checkpoint on disk).
+        Called with each epoch's log record (keys ``config`` and ``restart`` added) after
+        the checkpoint is written (an exception raised there interrupts the run with a
+        valid checkpoint on disk).
 
     Returns
     -------
-    TrainResult
+    list of TrainResult
+        One per config, in order.
     """
-    from tqdm.auto import tqdm
-
-    device = torch.device(device)
-    amp = bool(config.amp if config.amp is not None else device.type == "cuda")
-    probe = make_model()
-    amp = amp and device.type == "cuda" and bool(getattr(probe, "amp_safe", False))
-    if isinstance(data, Stream) and not hasattr(probe, "forward_with_state"):
-        raise ValueError("Stream data (truncated BPTT) needs a recurrent model with forward_with_state")
-    del probe
+    configs = list(configs)
+    if not configs:
+        raise ValueError("train_family needs at least one config")
+    makers = [make_model] * len(configs) if callable(make_model) else list(make_model)
+    if len(makers) != len(configs):
+        raise ValueError(f"got {len(makers)} model builders for {len(configs)} configs")
+    device = resolve_device(device)
+    amps = []
+    for maker, config in zip(makers, configs):
+        probe = maker()
+        amp = bool(config.amp if config.amp is not None else device.type == "cuda")
+        amps.append(amp and device.type == "cuda" and bool(getattr(probe, "amp_safe", False)))
+        if isinstance(data, Stream) and not hasattr(probe, "forward_with_state"):
+            raise ValueError("Stream data (truncated BPTT) needs a recurrent model with forward_with_state")
+        del probe
     ckpt_path = Path(checkpoint_dir) / CHECKPOINT_FILE if checkpoint_dir is not None else None
     if ckpt_path is not None:
         ckpt_path.parent.mkdir(parents=True, exist_ok=True)
     log_file = Path(log_path) if log_path is not None else None
     if log_file is not None:
         log_file.parent.mkdir(parents=True, exist_ok=True)
-    steps_per_epoch = _steps_per_epoch(data, config.batch_size)
-    total_steps = steps_per_epoch * config.max_epochs
     start_time = time.perf_counter()
-    train_time, train_tokens = 0.0, 0
+    groups = [[(c, r)] for c, config in enumerate(configs) for r in range(config.restarts)]
 
     state: dict[str, Any] | None = None
+    config_dicts = [asdict(c) for c in configs]
     if ckpt_path is not None and ckpt_path.is_file():
         state = torch.load(ckpt_path, map_location="cpu", weights_only=False)
-        if state["config"] != asdict(config):
+        if state["configs"] != config_dicts:
             raise ValueError(f"checkpoint {ckpt_path} was written with a different config")
-    finished: list[dict[str, Any]] = state["finished"] if state else []
+    finished: dict[tuple[int, int], dict[str, Any]] = state["finished"] if state else {}
     history: list[dict[str, Any]] = state["history"] if state else []
 
-    for restart in range(len(finished), config.restarts):
-        torch.manual_seed(config.seed * 1000 + restart)
-        model = make_model().to(device)
-        opt = _make_optimizer(model, config)
-        # cuts[0]: plateau cuts so far, read by the schedule at every step
-        cuts = [0]
-        sched = torch.optim.lr_scheduler.LambdaLR(
-            opt, lambda s: lr_factor(s, total_steps, config) / config.plateau_factor ** cuts[0])
-        rng = np.random.default_rng([config.seed, restart])
-        epoch, best, best_state, bad = 0, math.inf, None, 0
-        if state is not None and state.get("restart") == restart:
-            model.load_state_dict(state["model"])
-            opt.load_state_dict(state["optimizer"])
-            sched.load_state_dict(state["scheduler"])
-            rng.bit_generator.state = state["rng"]
-            epoch, best, best_state, bad = state["epoch"], state["best"], state["best_state"], state["bad"]
-            cuts[0] = state["cuts"]
+    for g, group in enumerate(groups):
+        if all(key in finished for key in group):
+            continue
+        c0 = group[0][0]
+        task = language_model_task(data, configs[c0].batch_size, device, amps[c0])
+        members = []
+        for c, r in group:
+            torch.manual_seed(init_seed(configs[c], r))
+            members.append(Member(makers[c]().to(device), configs[c], order_rng(configs[c], r), task))
+        if state is not None and state.get("group") == g:
+            for m, saved in zip(members, state["members"]):
+                m.load_state_dict(saved)
             torch.set_rng_state(state["torch_rng"])
         state = None
-        bar = tqdm(total=config.max_epochs, initial=epoch, desc=f"run {restart + 1}/{config.restarts}",
-                   disable=not progress, leave=False)
-        while epoch < config.max_epochs and bad < config.patience:
-            t0 = time.perf_counter()
-            loss_sum, tokens = _train_epoch(model, opt, sched, data, config, device, rng, amp)
-            train_time += time.perf_counter() - t0
-            train_tokens += tokens
-            val = evaluate(model, data, device, amp=amp)
-            epoch += 1
-            if val < best:
-                best, bad = val, 0
-                best_state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
-            else:
-                bad += 1
-                if config.schedule == "plateau":
-                    cuts[0] += 1
-                    # applied now, not at the next scheduler step: the next epoch starts at the cut rate
-                    for group, base in zip(opt.param_groups, sched.base_lrs):
-                        group["lr"] = base * sched.lr_lambdas[0](sched.last_epoch)
-            record = {"restart": restart, "epoch": epoch, "train_loss": loss_sum / max(tokens, 1),
-                      "val_loss": val, "lr": opt.param_groups[0]["lr"], "tokens": tokens,
-                      "epoch_s": time.perf_counter() - t0}
-            history.append(record)
-            _log(log_file, record)
-            bar.update(1)
-            bar.set_postfix(val=f"{val:.4f}")
+
+        def checkpoint(records: list[tuple[Member, dict[str, Any]]], group: list[tuple[int, int]] = group,
+                       members: list[Member] = members, g: int = g) -> None:
+            keyed = []
+            for m, record in records:
+                c, r = group[members.index(m)]
+                keyed.append({"config": c, "restart": r, **record})
+            for record in keyed:
+                history.append(record)
+                _log(log_file, record)
             if ckpt_path is not None:
-                _save_atomic({
-                    "config": asdict(config), "finished": finished, "history": history,
-                    "restart": restart, "epoch": epoch, "best": best, "best_state": best_state, "bad": bad,
-                    "cuts": cuts[0], "model": model.state_dict(), "optimizer": opt.state_dict(),
-                    "scheduler": sched.state_dict(),
-                    "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
-                }, ckpt_path)
+                _save_atomic({"configs": config_dicts, "finished": finished, "history": history, "group": g,
+                              "members": [m.state_dict() for m in members], "torch_rng": torch.get_rng_state()},
+                             ckpt_path)
             if on_epoch_end is not None:
-                on_epoch_end(record)
-        bar.close()
-        # only the best restart's weights are kept: memory stays one model whatever `restarts`
-        if all(best < f["best"] for f in finished):
-            for f in finished:
-                f["best_state"] = None
-        else:
-            best_state = None
-        finished.append({"best": best, "best_state": best_state, "epochs": epoch})
+                for record in keyed:
+                    on_epoch_end(record)
 
-    best_restart = int(np.argmin([f["best"] for f in finished]))
-    if finished[best_restart]["best_state"] is None:
-        raise RuntimeError("no restart reached a finite validation loss (diverged?)")
-    model = make_model().to(device)
-    model.load_state_dict(finished[best_restart]["best_state"])
-    model.eval()
+        fit(members, task, device=device, amp=amps[c0], progress=progress, on_epoch_end=checkpoint,
+            desc=" ".join(f"run {r + 1}/{configs[c].restarts}" for c, r in group))
+        for (c, r), m in zip(group, members):
+            summary = {"best": m.best, "best_state": m.best_state, "epochs": m.epoch, "tokens": m.tokens,
+                       "busy_s": m.busy_s, "step_losses": m.step_losses, "eval_steps": m.eval_steps,
+                       "eval_metric": m.eval_metric, "steps_to_target": m.steps_to_target}
+            # only the best restart's weights are kept: memory stays one model per config
+            others = [f for (c2, _), f in finished.items() if c2 == c]
+            if all(m.best < f["best"] for f in others):
+                for f in others:
+                    f["best_state"] = None
+            else:
+                summary["best_state"] = None
+            finished[(c, r)] = summary
+
+    results = []
+    for c, config in enumerate(configs):
+        runs = [finished[(c, r)] for r in range(config.restarts)]
+        best_restart = int(np.argmin([f["best"] for f in runs]))
+        kept = runs[best_restart]
+        if kept["best_state"] is None:
+            raise RuntimeError("no restart reached a finite validation loss (diverged?)")
+        model = makers[c]().to(device)
+        model.load_state_dict(kept["best_state"])
+        model.eval()
+        busy = sum(f["busy_s"] for f in runs)
+        results.append(TrainResult(
+            model=model, best_val_loss=float(kept["best"]), best_restart=best_restart,
+            restart_val_losses=[float(f["best"]) for f in runs], epochs=[int(f["epochs"]) for f in runs],
+            tokens_per_s=sum(f["tokens"] for f in runs) / busy if busy > 0 else float("nan"),
+            wall_s=time.perf_counter() - start_time, device=str(device), amp=amps[c],
+            history=[h for h in history if h["config"] == c],
+            step_losses=np.asarray(kept["step_losses"], dtype=np.float64),
+            seconds_per_step=kept["busy_s"] / len(kept["step_losses"]) if kept["step_losses"] else float("nan"),
+            eval_steps=np.asarray(kept["eval_steps"], dtype=np.int64),
+            eval_metric=np.asarray(kept["eval_metric"], dtype=np.float64),
+            steps_to_target=kept["steps_to_target"], final_metric=float(kept["best"])))
     if ckpt_path is not None:  # the final state: a rerun returns at once
-        _save_atomic({"config": asdict(config), "finished": finished, "history": history,
-                      "restart": config.restarts}, ckpt_path)
-    return TrainResult(
-        model=model, best_val_loss=float(finished[best_restart]["best"]), best_restart=best_restart,
-        restart_val_losses=[float(f["best"]) for f in finished], epochs=[int(f["epochs"]) for f in finished],
-        tokens_per_s=train_tokens / train_time if train_time > 0 else float("nan"),
-        wall_s=time.perf_counter() - start_time, device=str(device), amp=amp, history=history,
-    )
+        _save_atomic({"configs": config_dicts, "finished": finished, "history": history, "group": len(groups)},
+                     ckpt_path)
+    return results
 
 
-def _train_epoch(model: nn.Module, opt: torch.optim.Optimizer, sched: Any, data: Sequences | Stream,
-                 config: TrainConfig, device: torch.device, rng: np.random.Generator,
-                 amp: bool) -> tuple[float, int]:
-    model.train()
-    loss_sum, tokens = 0.0, 0
+def train(make_model: Callable[[], nn.Module], data: Sequences | Stream, config: TrainConfig,
+          device: DeviceLike = "cpu", checkpoint_dir: str | os.PathLike | None = None,
+          log_path: str | os.PathLike | None = None, progress: bool = True,
+          on_epoch_end: Callable[[dict[str, Any]], None] | None = None) -> TrainResult:
+    """Train ``config.restarts`` models and return the one with the best validation loss.
 
-    def step(loss: torch.Tensor) -> None:
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        nn.utils.clip_grad_norm_(model.parameters(), config.clip)
-        opt.step()
-        sched.step()
+    :func:`train_family` with one config; see there for the parameters.
 
-    if isinstance(data, Sequences):
-        train_rows = torch.as_tensor(np.asarray(data.train, dtype=np.int64))
-        order = torch.as_tensor(rng.permutation(len(train_rows)))
-        for start in range(0, len(order), config.batch_size):
-            x = train_rows[order[start: start + config.batch_size]].to(device, non_blocking=True)
-            with torch.autocast(device.type, dtype=torch.bfloat16, enabled=amp):
-                loss = sequence_loss(model, x)
-            step(loss)
-            loss_sum += float(loss.detach()) * x.numel()
-            tokens += x.numel()
-        return loss_sum, tokens
-
-    tracks = _tracks(data.train, config.batch_size)
-    carried = None
-    # the paper does not shuffle text: only the track offset varies between epochs
-    offset = int(rng.integers(data.bptt))
-    for start in range(offset, tracks.shape[1] - data.bptt - 1, data.bptt):
-        chunk = tracks[:, start: start + data.bptt + 1].to(device, non_blocking=True)
-        if rng.random() < data.reset_prob:  # teaches the model to start from the zero state
-            carried = None
-        with torch.autocast(device.type, dtype=torch.bfloat16, enabled=amp):
-            logits, carried = model.forward_with_state(chunk[:, :-1], carried)
-            loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), chunk[:, 1:].reshape(-1))
-        step(loss)
-        carried = _detach(carried)
-        loss_sum += float(loss.detach()) * chunk[:, 1:].numel()
-        tokens += chunk[:, 1:].numel()
-    return loss_sum, tokens
+    Returns
+    -------
+    TrainResult
+    """
+    return train_family(make_model, data, [config], device=device, checkpoint_dir=checkpoint_dir,
+                        log_path=log_path, progress=progress, on_epoch_end=on_epoch_end)[0]

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +34,9 @@ from numpy.typing import NDArray
 from torch import nn
 from tqdm.auto import tqdm
 
+from seqmi.device import DeviceLike, resolve_device
+from seqmi.rng import child_seed
+from seqmi.train import Batches, Member, Task, TrainConfig, TrainResult, fit, member_result
 from seqmi.validate import check_choice, check_int
 
 NONLINEARITIES = ("tanh", "linear")
@@ -407,32 +410,6 @@ class TaskModel(nn.Module):
         return self.readout(s), hs
 
 
-@dataclass
-class TrainResult:
-    """Outcome of :func:`train_task_model`.
-
-    Attributes
-    ----------
-    losses : ndarray
-        Training loss of every update made.
-    accuracy : float
-        Recall accuracy on the held-out batch after the last update.
-    seconds_per_step : float
-        Wall time per update (evaluations excluded).
-    eval_steps, eval_accuracy : ndarray
-        The periodic evaluations (empty without ``eval_every``): update count and accuracy.
-    steps_to_target : int or None
-        The first evaluated update count at which the accuracy reached ``target``.
-    """
-
-    losses: NDArray[np.float64]
-    accuracy: float
-    seconds_per_step: float
-    eval_steps: NDArray[np.int64]
-    eval_accuracy: NDArray[np.float64]
-    steps_to_target: int | None = None
-
-
 def recall_accuracy(model: TaskModel, tokens: torch.Tensor, targets: torch.Tensor, n_recall: int) -> float:
     """Fraction of the last ``n_recall`` target symbols predicted exactly."""
     with torch.no_grad():
@@ -442,15 +419,20 @@ def recall_accuracy(model: TaskModel, tokens: torch.Tensor, targets: torch.Tenso
 
 
 def train_task_model(model: TaskModel, sample: Callable[[int, int], tuple[NDArray[Any], NDArray[Any]]],
-                     steps: int, batch: int, lr: float, seed: int, device: torch.device,
+                     steps: int, batch: int, lr: float, seed: int, device: DeviceLike,
                      clip: float = 1.0, n_recall: int = 10, eval_batch: int = 200,
                      eval_every: int | None = None, target: float | None = None,
                      desc: str = "") -> TrainResult:
     """Train ``model`` with Adam on fresh batches ``sample(batch, seed_i)``, cross-entropy on
     every step, gradient-norm clipping ``clip``; report recall accuracy on a held-out batch.
 
+    A configuration of :func:`seqmi.train.fit`: one epoch of ``steps`` fresh batches, the
+    recall accuracy as the evaluation metric (maximised), the last weights kept.
+
     Parameters
     ----------
+    model : TaskModel
+        Trained in place.
     sample : callable
         ``sample(n, seed) -> (tokens, targets)``, integer arrays of shape ``(n, L)``.
     steps, batch : int
@@ -458,46 +440,56 @@ def train_task_model(model: TaskModel, sample: Callable[[int, int], tuple[NDArra
     lr : float
         Adam learning rate.
     seed : int
-        Seeds torch and the batch stream (batch ``i`` uses seed ``seed * 1_000_003 + i``).
+        Seeds torch and the batch stream: batch ``i`` is drawn with
+        ``child_seed(seed, "batch", i)``, the held-out batch with ``child_seed(seed, "eval")``
+        (:func:`seqmi.rng.child_seed`).
+    device : str or torch.device
+        ``"auto" | "cpu" | "cuda" | torch.device``.
     eval_every : int, optional
         Evaluate the held-out recall accuracy every ``eval_every`` updates.
     target : float, optional
         With ``eval_every``: stop as soon as an evaluation reaches this accuracy.
+
+    Returns
+    -------
+    TrainResult
+        ``step_losses``: the loss of every update made; ``final_metric``: the recall
+        accuracy after the last update; ``seconds_per_step``: wall time per update
+        (evaluations excluded); ``eval_steps``, ``eval_metric``: the periodic
+        evaluations; ``steps_to_target``: the first evaluated update count at which the
+        accuracy reached ``target``.
     """
     check_int("steps", steps, 1)
     if eval_every is not None:
         check_int("eval_every", eval_every, 1)
+    device = resolve_device(device)
     torch.manual_seed(seed)
     model.to(device)
-    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    config = TrainConfig(optimizer="adam", lr=lr, clip=clip, batch_size=batch, max_epochs=1, patience=None,
+                         restarts=1, seed=seed, eval_every=eval_every or 0,
+                         target=target if eval_every is not None else None)
+    ev_tok, ev_tgt = (torch.as_tensor(a, device=device) for a in sample(eval_batch, child_seed(seed, "eval")))
+
+    def epoch(rng: np.random.Generator, step: int) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+        for i in range(step, steps):
+            yield tuple(torch.as_tensor(a, device=device) for a in sample(batch, child_seed(seed, "batch", i)))
+
     lossf = nn.CrossEntropyLoss()
-    losses = np.empty(steps)
-    ev_tok, ev_tgt = (torch.as_tensor(a, device=device) for a in sample(eval_batch, seed * 1_000_003 + steps + 7))
-    ev_steps: list[int] = []
-    ev_acc: list[float] = []
-    reached = None
-    busy = 0.0
-    done = steps
-    for i in tqdm(range(steps), desc=desc, leave=False):
-        start = time.perf_counter()
-        tok, tgt = (torch.as_tensor(a, device=device) for a in sample(batch, seed * 1_000_003 + i))
+
+    def loss(model: nn.Module, batch: tuple[torch.Tensor, torch.Tensor]) -> tuple[torch.Tensor, int]:
+        tok, tgt = batch
         logits, _ = model(tok)
-        loss = lossf(logits.reshape(-1, logits.shape[-1]), tgt.reshape(-1))
-        opt.zero_grad()
-        loss.backward()
-        nn.utils.clip_grad_norm_(model.parameters(), clip)
-        opt.step()
-        losses[i] = loss.item()
-        busy += time.perf_counter() - start
-        if eval_every is not None and (i + 1) % eval_every == 0:
-            ev_steps.append(i + 1)
-            ev_acc.append(recall_accuracy(model, ev_tok, ev_tgt, n_recall))
-            if target is not None and ev_acc[-1] >= target:
-                reached, done = i + 1, i + 1
-                break
-    final = ev_acc[-1] if ev_steps and ev_steps[-1] == done else recall_accuracy(model, ev_tok, ev_tgt, n_recall)
-    return TrainResult(losses[:done], final, busy / done, np.array(ev_steps, dtype=np.int64),
-                       np.array(ev_acc, dtype=np.float64), reached)
+        return lossf(logits.reshape(-1, logits.shape[-1]), tgt.reshape(-1)), tgt.numel()
+
+    # without eval_every the accuracy is measured once, after the last update
+    evaluate = (lambda m: recall_accuracy(m, ev_tok, ev_tgt, n_recall)) if eval_every is not None else None
+    task = Task(Batches(steps, epoch), loss, evaluate, metric="accuracy", mode="max", keep_best=False)
+    member = Member(model, config, np.random.default_rng(seed), task)
+    start = time.perf_counter()
+    fit([member], task, device=device, desc=desc)
+    final = (member.eval_metric[-1] if member.eval_steps and member.eval_steps[-1] == member.step
+             else recall_accuracy(model, ev_tok, ev_tgt, n_recall))
+    return member_result(member, device=device, wall_s=time.perf_counter() - start, final_metric=final)
 
 
 def transfer_accuracy(model: TaskModel, sample: Callable[[int, int, int], tuple[NDArray[Any], NDArray[Any]]],
@@ -567,7 +559,10 @@ def hidden_gradient_profile(model: TaskModel, tokens: NDArray[Any], targets: NDA
 def step_cost(model: TaskModel, tokens: NDArray[Any], targets: NDArray[Any], device: torch.device,
               repeats: int = 2) -> tuple[float, int]:
     """Time (s, best of ``repeats``) of one forward+backward pass, and the bytes of the
-    tensors autograd saved for the backward pass (the activation memory that grows with T)."""
+    tensors autograd saved for the backward pass (the activation memory that grows with T).
+
+    It runs the backward pass itself rather than through :func:`seqmi.train.fit`: it
+    measures one pass (no optimizer step, the weights unchanged) between clock reads."""
     tok, tgt = torch.as_tensor(tokens, device=device), torch.as_tensor(targets, device=device)
     saved = 0
 

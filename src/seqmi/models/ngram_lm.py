@@ -13,16 +13,19 @@ sentence-final context is the unknown token).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+import math
+import time
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import numpy as np
 import torch
 from numpy.typing import NDArray
 from torch import nn
-from tqdm.auto import tqdm
 
 from seqmi.data.ngram import NgramLanguage
+from seqmi.device import DeviceLike, resolve_device
+from seqmi.train import Batches, Member, Task, TrainConfig, TrainResult, fit, member_result
 from seqmi.validate import check_choice, check_float, check_int
 
 PAD_TARGET = -100  # ignored by the cross-entropy loss
@@ -94,7 +97,7 @@ MODELS = {"ssm": SSMLanguageModel, "rnn": RNNLanguageModel}
 
 
 def batch_tensors(language: NgramLanguage, sentences: Sequence[Sequence[str]],
-                  device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+                  device: DeviceLike = "cpu") -> tuple[torch.Tensor, torch.Tensor]:
     """Padded inputs and next-word targets (unknown token after the last word).
 
     Returns
@@ -112,30 +115,18 @@ def batch_tensors(language: NgramLanguage, sentences: Sequence[Sequence[str]],
         ids[i, : len(e)] = e
         targets[i, : len(e) - 1] = e[1:]
         targets[i, len(e) - 1] = language.unk_index
+    device = resolve_device(device)
     return torch.as_tensor(ids, device=device), torch.as_tensor(targets, device=device)
-
-
-@dataclass
-class TrainResult:
-    """What :func:`train_language_model` returns.
-
-    Attributes
-    ----------
-    model : nn.Module
-        The trained model (in eval mode).
-    loss : list of float
-        Mean training cross-entropy (nats per word) after each epoch.
-    """
-
-    model: nn.Module
-    loss: list[float] = field(default_factory=list)
 
 
 def train_language_model(kind: str, language: NgramLanguage, train: Sequence[Sequence[str]], *,
                          embed_dim: int, hidden_size: int, epochs: int, lr: float,
                          optimizer: str = "sgd", batch_size: int = 1, seed: int = 0,
-                         device: torch.device | str = "cpu", progress: bool = True) -> TrainResult:
+                         device: DeviceLike = "cpu", progress: bool = True) -> TrainResult:
     """Train an SSM or RNN language model on ``train`` with the cross-entropy of every next word.
+
+    A configuration of :func:`seqmi.train.fit`: the sentences reshuffled every epoch,
+    batches cut to their longest sentence, no gradient clipping, a constant learning rate.
 
     Parameters
     ----------
@@ -154,51 +145,57 @@ def train_language_model(kind: str, language: NgramLanguage, train: Sequence[Seq
         Sentences per step (1: one sentence per SGD step).
     seed : int
         Seeds the initialisation (torch) and the shuffling (numpy).
-    device : torch.device or str
+    device : str or torch.device
+        ``"auto" | "cpu" | "cuda" | torch.device``.
     progress : bool
-        Show a progress bar over epochs.
+        Show a progress bar.
 
     Returns
     -------
     TrainResult
+        The trained model (eval mode); ``epoch_losses``: the mean training cross-entropy
+        (nats per word) of each epoch.
     """
     check_choice("kind", kind, MODELS)
     check_choice("optimizer", optimizer, ("sgd", "adam"))
     check_int("epochs", epochs, 1)
     check_int("batch_size", batch_size, 1)
     check_float("lr", lr, 0.0, low_open=True)
-    device = torch.device(device)
+    device = resolve_device(device)
     torch.manual_seed(seed)
     model = MODELS[kind](len(language.vocab), embed_dim, hidden_size).to(device)
-    opt = (torch.optim.SGD if optimizer == "sgd" else torch.optim.Adam)(model.parameters(), lr=lr)
+    config = TrainConfig(optimizer=optimizer, lr=lr, clip=None, batch_size=batch_size, max_epochs=epochs,
+                         patience=None, restarts=1, seed=seed)
     ids, targets = batch_tensors(language, train, device)
-    rng = np.random.default_rng(seed)
-    loss_fn = nn.CrossEntropyLoss(ignore_index=PAD_TARGET)
-    result = TrainResult(model)
-    for _ in tqdm(range(epochs), desc=f"{kind} ({optimizer}, lr {lr:g})", disable=not progress, leave=False):
-        model.train()
-        total, count = 0.0, 0
+
+    def epoch(rng: np.random.Generator, step: int) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
         order = torch.as_tensor(rng.permutation(len(train)), device=device)
         for start in range(0, len(train), batch_size):
             rows = order[start: start + batch_size]
             x, y = ids[rows], targets[rows]
             T = int((y != PAD_TARGET).sum(dim=1).max())
-            logits = model(x[:, :T])
-            loss = loss_fn(logits.reshape(-1, logits.shape[-1]), y[:, :T].reshape(-1))
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            words = int((y[:, :T] != PAD_TARGET).sum())
-            total += loss.item() * words
-            count += words
-        result.loss.append(total / count)
+            yield x[:, :T], y[:, :T]
+
+    loss_fn = nn.CrossEntropyLoss(ignore_index=PAD_TARGET)
+
+    def loss(model: nn.Module, batch: tuple[torch.Tensor, torch.Tensor]) -> tuple[torch.Tensor, int]:
+        x, y = batch
+        logits = model(x)
+        return loss_fn(logits.reshape(-1, logits.shape[-1]), y.reshape(-1)), int((y != PAD_TARGET).sum())
+
+    task = Task(Batches(math.ceil(len(train) / batch_size), epoch), loss)
+    member = Member(model, config, np.random.default_rng(seed), task)
+    history: list[dict[str, Any]] = []
+    start = time.perf_counter()
+    fit([member], task, device=device, progress=progress, desc=f"{kind} ({optimizer}, lr {lr:g})",
+        on_epoch_end=lambda records: history.extend(r for _, r in records))
     model.eval()
-    return result
+    return member_result(member, device=device, wall_s=time.perf_counter() - start, history=history)
 
 
 @torch.no_grad()
 def complete(model: nn.Module, language: NgramLanguage, prefixes: Sequence[Sequence[str]],
-             max_length: int, device: torch.device | str = "cpu") -> list[tuple[str, ...]]:
+             max_length: int, device: DeviceLike = "cpu") -> list[tuple[str, ...]]:
     """Greedy completions: append the most likely word until the unknown token or ``max_length``.
 
     Parameters
@@ -211,7 +208,7 @@ def complete(model: nn.Module, language: NgramLanguage, prefixes: Sequence[Seque
         Prefixes of one common length.
     max_length : int
         Completions stop at this many words.
-    device : torch.device or str
+    device : str or torch.device
 
     Returns
     -------
@@ -221,7 +218,7 @@ def complete(model: nn.Module, language: NgramLanguage, prefixes: Sequence[Seque
     lengths = {len(p) for p in prefixes}
     if len(lengths) != 1:
         raise ValueError(f"prefixes must share one length, got {sorted(lengths)}")
-    ids = torch.as_tensor(np.stack([language.encode(p) for p in prefixes]), device=torch.device(device))
+    ids = torch.as_tensor(np.stack([language.encode(p) for p in prefixes]), device=resolve_device(device))
     done = torch.zeros(len(prefixes), dtype=torch.bool, device=ids.device)
     words = [list(p) for p in prefixes]
     model.eval()
@@ -235,7 +232,7 @@ def complete(model: nn.Module, language: NgramLanguage, prefixes: Sequence[Seque
 
 
 def completion_accuracy(model: nn.Module, language: NgramLanguage, test: Sequence[Sequence[str]],
-                        prefix_length: int, device: torch.device | str = "cpu") -> float:
+                        prefix_length: int, device: DeviceLike = "cpu") -> float:
     """Section 5.1: the fraction of ``test`` sentences whose truncated prefix the model completes
     into a sentence of the language (greedy decoding).
 
@@ -251,14 +248,14 @@ def completion_accuracy(model: nn.Module, language: NgramLanguage, test: Sequenc
 
 @torch.no_grad()
 def hidden_states(model: nn.Module, language: NgramLanguage, prefixes: Sequence[Sequence[str]],
-                  device: torch.device | str = "cpu") -> NDArray[np.float64]:
+                  device: DeviceLike = "cpu") -> NDArray[np.float64]:
     """The state ``h_t`` after the last word of each prefix, ``(len(prefixes), hidden)``."""
     by_length: dict[int, list[int]] = {}
     for i, p in enumerate(prefixes):
         by_length.setdefault(len(p), []).append(i)
     rows: dict[int, NDArray[np.float64]] = {}
     for idx in by_length.values():
-        ids = torch.as_tensor(np.stack([language.encode(prefixes[i]) for i in idx]), device=torch.device(device))
+        ids = torch.as_tensor(np.stack([language.encode(prefixes[i]) for i in idx]), device=resolve_device(device))
         h = model.states(ids)[:, -1].double().cpu().numpy()
         rows.update(zip(idx, h))
     return np.stack([rows[i] for i in range(len(prefixes))])
@@ -266,7 +263,7 @@ def hidden_states(model: nn.Module, language: NgramLanguage, prefixes: Sequence[
 
 @torch.no_grad()
 def influence_by_lag(model: nn.Module, language: NgramLanguage, prefixes: Sequence[Sequence[str]],
-                     max_lag: int, seed: int, device: torch.device | str = "cpu") -> NDArray[np.float64]:
+                     max_lag: int, seed: int, device: DeviceLike = "cpu") -> NDArray[np.float64]:
     """How much the word ``k`` steps back moves the prediction, for ``k = 0 .. max_lag``.
 
     For each prefix (all of one length ``> max_lag``) the word ``k`` positions before the
@@ -282,7 +279,7 @@ def influence_by_lag(model: nn.Module, language: NgramLanguage, prefixes: Sequen
     if len(lengths) != 1 or lengths.pop() <= max_lag:
         raise ValueError("prefixes must share one length greater than max_lag")
     rng = np.random.default_rng(seed)
-    dev = torch.device(device)
+    dev = resolve_device(device)
     ids = np.stack([language.encode(p) for p in prefixes])
     base = torch.softmax(model(torch.as_tensor(ids, device=dev))[:, -1], dim=-1)
     n_words = len(language.vocab) - 1  # the unknown token is never an input word
@@ -298,7 +295,7 @@ def influence_by_lag(model: nn.Module, language: NgramLanguage, prefixes: Sequen
 
 @torch.no_grad()
 def state_jacobian_norms(model: nn.Module, language: NgramLanguage, prefixes: Sequence[Sequence[str]],
-                         max_lag: int, device: torch.device | str = "cpu") -> NDArray[np.float64]:
+                         max_lag: int, device: DeviceLike = "cpu") -> NDArray[np.float64]:
     """Operator norms ``||d h_T / d h_(T-k)||_2`` along real prefixes, ``k = 0 .. max_lag``.
 
     Section 5.2 bounds the effective context window by the Lipschitz norm of the state map.
@@ -313,7 +310,7 @@ def state_jacobian_norms(model: nn.Module, language: NgramLanguage, prefixes: Se
     prefixes : sequence of sentences
         All of one length greater than ``max_lag``.
     max_lag : int
-    device : torch.device or str
+    device : str or torch.device
 
     Returns
     -------
@@ -324,7 +321,7 @@ def state_jacobian_norms(model: nn.Module, language: NgramLanguage, prefixes: Se
     lengths = {len(p) for p in prefixes}
     if len(lengths) != 1 or lengths.pop() <= max_lag:
         raise ValueError("prefixes must share one length greater than max_lag")
-    dev = torch.device(device)
+    dev = resolve_device(device)
     ids = torch.as_tensor(np.stack([language.encode(p) for p in prefixes]), device=dev)
     W = torch.as_tensor(model.transition(), device=dev)
     n = W.shape[0]

@@ -26,6 +26,7 @@ from torch.nn import functional as F
 
 from seqmi.data.text import CharVocab, WordVocab
 from seqmi.models.lm import RNNLM, TransformerLM
+from seqmi.rng import child_seed
 from seqmi.validate import check_float, check_int
 
 # each retry of rows that came out short doubles their token count; a model that writes
@@ -120,7 +121,9 @@ class CharLevelSampler(nn.Module):
         todo = np.arange(n)
         n_tokens = self.tokens_for(length)
         for attempt in range(_MAX_ATTEMPTS):
-            ids = self.model.sample(len(todo), n_tokens, seed=seed + 1_000_003 * attempt, temperature=temperature)
+            # the first draw is the word model's own sample with this seed; redraws get named children
+            draw_seed = seed if attempt == 0 else child_seed(seed, "redraw", attempt)
+            ids = self.model.sample(len(todo), n_tokens, seed=draw_seed, temperature=temperature)
             short = []
             for row, tok in zip(todo, ids):
                 text = self.words.decode(tok)
