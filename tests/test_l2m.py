@@ -1,4 +1,5 @@
-"""Unit tests of seqmi.l2m: history-state sizes, the Theorem 5.2 bound, the KL loss, the models."""
+"""Unit tests of seqmi.l2m (history-state sizes, the Theorem 5.2 bound) and of the L2M models
+(seqmi.models.gaussian_lm, seqmi.models.mamba): the KL loss, the models, their training."""
 
 import math
 
@@ -8,8 +9,9 @@ import torch
 from torch import nn
 
 from seqmi.data.subvolume import SubvolumeGaussian
-from seqmi.l2m import (FLOAT32_NATS, GaussianSequenceModel, GPTBackbone, MambaBackbone, crossover_length,
-                       evaluate_kl, gaussian_kl, history_state_size, l2m_bound, train_gaussian)
+from seqmi.l2m import FLOAT32_NATS, crossover_length, history_state_size, l2m_bound
+from seqmi.models.gaussian_lm import GaussianSequenceModel, GPTBackbone, evaluate_kl, gaussian_kl, train_gaussian
+from seqmi.models.mamba import MambaBackbone
 
 
 def test_kv_cache_of_a_transformer_grows_linearly():
@@ -132,7 +134,7 @@ def test_invalid_arguments():
 
 
 def test_mamba_lm_is_causal_trainable_and_has_a_fixed_state():
-    from seqmi.l2m import MambaLM
+    from seqmi.models.mamba import MambaLM
     from seqmi.models.lm import sequence_loss
     from seqmi.train import Sequences, TrainConfig, train
 
@@ -156,7 +158,7 @@ def test_mamba_lm_is_causal_trainable_and_has_a_fixed_state():
 
 def reference_train_gaussian(model, dist, steps, batch=4, lr=1e-3, warmup=50, weight_decay=0.01, seed=0):
     """`train_gaussian` as it was before it became a configuration of `seqmi.train.fit`."""
-    from seqmi.l2m import _conditional_targets
+    from seqmi.models.gaussian_lm import _conditional_targets
 
     device = torch.device("cpu")
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)

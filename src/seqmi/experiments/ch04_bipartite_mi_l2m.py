@@ -10,7 +10,8 @@ import numpy as np
 import torch
 
 from seqmi.data.subvolume import SubvolumeGaussian
-from seqmi.l2m import GaussianSequenceModel, evaluate_kl, history_state_size, train_gaussian
+from seqmi.l2m import history_state_size
+from seqmi.models.gaussian_lm import GaussianSequenceModel, evaluate_kl, train_gaussian
 from seqmi.rng import child_seed
 
 

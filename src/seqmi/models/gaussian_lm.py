@@ -1,0 +1,208 @@
+"""Autoregressive models of continuous tokens with Gaussian conditionals (L2M, Fig. 4 and App. E).
+
+:class:`GaussianSequenceModel` wraps a GPT-style Transformer (:class:`GPTBackbone`) or a
+Mamba SSM (:class:`~seqmi.models.mamba.MambaBackbone`) with MLP token embeddings and a
+Gaussian output head. :func:`gaussian_kl` is the exact conditional KL used as the
+training loss; :func:`train_gaussian` (a configuration of :func:`seqmi.train.fit`) and
+:func:`evaluate_kl` run a model on fresh samples of a
+:class:`~seqmi.data.subvolume.SubvolumeGaussian`, whose true conditionals are known.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from numpy.typing import NDArray
+from torch import nn
+
+from seqmi.data.subvolume import SubvolumeGaussian
+from seqmi.device import DeviceLike, resolve_device
+from seqmi.models.lm import TransformerBlock
+from seqmi.models.mamba import MambaBackbone
+from seqmi.train import Batches, Member, Task, TrainConfig, fit
+from seqmi.validate import check_choice, check_int
+
+BACKBONES = ("transformer", "mamba")
+
+
+def gaussian_kl(mu_p: torch.Tensor, sigma_p: torch.Tensor, mu_q: torch.Tensor, sigma_q: torch.Tensor) -> torch.Tensor:
+    """Elementwise ``KL(N(mu_p, sigma_p^2) || N(mu_q, sigma_q^2))`` in nats.
+
+    ``ln(sigma_q / sigma_p) + (sigma_p^2 + (mu_q - mu_p)^2) / (2 sigma_q^2) - 1/2``: ``p`` the
+    true conditional, ``q`` the model's (eq. E.35).
+    """
+    return (torch.log(sigma_q / sigma_p) + (sigma_p ** 2 + (mu_q - mu_p) ** 2) / (2 * sigma_q ** 2) - 0.5)
+
+
+class GPTBackbone(nn.Module):
+    """Pre-LayerNorm GPT-2 stack with learned positions: ``(B, T, d) -> (B, T, d)``."""
+
+    def __init__(self, d_model: int, n_layers: int, n_heads: int, max_len: int) -> None:
+        super().__init__()
+        if d_model % n_heads:
+            raise ValueError(f"d_model={d_model} must be a multiple of n_heads={n_heads}")
+        self.pos = nn.Parameter(torch.zeros(max_len, d_model))
+        nn.init.normal_(self.pos, std=0.02)
+        self.blocks = nn.ModuleList(TransformerBlock(d_model, n_heads) for _ in range(n_layers))
+        self.ln_f = nn.LayerNorm(d_model)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x + self.pos[: x.shape[1]]
+        for block in self.blocks:
+            x = block(x)
+        return self.ln_f(x)
+
+
+class GaussianSequenceModel(nn.Module):
+    """Autoregressive model of continuous tokens with Gaussian conditionals (L2M App. E).
+
+    A zero token is prepended (BOS) and the last token dropped, so output ``i`` sees
+    ``z_<i`` only; a two-layer MLP embeds each token, the backbone mixes positions, and
+    a two-layer MLP head gives the mean and standard deviation of each of the
+    ``token_dim`` coordinates.
+
+    Parameters
+    ----------
+    backbone : {"transformer", "mamba"}
+    token_dim : int
+        Dimension of a token (the number of stacked copies).
+    d_model, n_layers : int
+        Width and depth of the backbone.
+    n_heads : int
+        Attention heads (Transformer).
+    max_len : int
+        Longest sequence (Transformer positions).
+    d_state : int
+        SSM state per channel (Mamba).
+    """
+
+    def __init__(self, backbone: str, token_dim: int, d_model: int, n_layers: int, n_heads: int = 4,
+                 max_len: int = 4096, d_state: int = 16) -> None:
+        super().__init__()
+        check_choice("backbone", backbone, BACKBONES)
+        for name, value in (("token_dim", token_dim), ("d_model", d_model), ("n_layers", n_layers),
+                            ("max_len", max_len), ("d_state", d_state)):
+            check_int(name, value, 1)
+        self.backbone_name, self.token_dim, self.max_len = backbone, token_dim, max_len
+        self.embed = nn.Sequential(nn.Linear(token_dim, d_model), nn.GELU(), nn.Linear(d_model, d_model))
+        if backbone == "transformer":
+            self.backbone = GPTBackbone(d_model, n_layers, n_heads, max_len)
+        else:
+            self.backbone = MambaBackbone(d_model, n_layers, d_state)
+        self.head = nn.Sequential(nn.Linear(d_model, d_model), nn.GELU(), nn.Linear(d_model, 2 * token_dim))
+
+    def forward(self, z: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``z`` of shape ``(B, L, token_dim)`` -> conditional ``(mu, sigma)``, each like ``z``."""
+        if z.shape[1] > self.max_len and self.backbone_name == "transformer":
+            raise ValueError(f"sequence length {z.shape[1]} exceeds max_len={self.max_len}")
+        inputs = torch.cat([torch.zeros_like(z[:, :1]), z[:, :-1]], dim=1)
+        out = self.head(self.backbone(self.embed(inputs)))
+        mu, raw = out.chunk(2, dim=-1)
+        return mu, F.softplus(raw) + 1e-4
+
+
+def _conditional_targets(dist: SubvolumeGaussian, batch: int, rng: np.random.Generator,
+                         device: torch.device) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    z = torch.as_tensor(dist.sample(batch, rng), device=device)
+    mu_p, sigma_p = dist.conditionals(z)
+    return z.float(), mu_p.float(), sigma_p.float()
+
+
+def train_gaussian(model: GaussianSequenceModel, dist: SubvolumeGaussian, steps: int, batch: int = 4,
+                   lr: float = 1e-3, warmup: int = 50, weight_decay: float = 0.01,
+                   device: DeviceLike = "cpu", seed: int = 0, progress: bool = True) -> NDArray[np.float64]:
+    """Train on the exact average conditional KL with fresh samples every step.
+
+    AdamW with linear warm-up and cosine decay to zero (the paper's recipe, scaled down),
+    gradient norm clipped at 1: a configuration of :func:`seqmi.train.fit` with one epoch
+    of ``steps`` fresh batches.
+
+    Parameters
+    ----------
+    model : GaussianSequenceModel
+        Trained in place.
+    dist : SubvolumeGaussian
+        Its ``copies`` must equal the model's ``token_dim``.
+    steps, batch, warmup : int
+    lr, weight_decay : float
+    device : str or torch.device
+        ``"auto" | "cpu" | "cuda" | torch.device``.
+    seed : int
+        Seeds the samples (and nothing else: initialise the model under your own seed).
+    progress : bool
+        Show a tqdm bar.
+
+    Returns
+    -------
+    ndarray, shape (steps,)
+        The loss (mean KL, nats) of every step.
+    """
+    check_int("steps", steps, 1)
+    check_int("batch", batch, 1)
+    check_int("warmup", warmup, 0)
+    if dist.copies != model.token_dim:
+        raise ValueError(f"dist.copies={dist.copies} must equal model.token_dim={model.token_dim}")
+    device = resolve_device(device)
+    model.to(device).train()
+    config = TrainConfig(optimizer="adamw", lr=lr, weight_decay=weight_decay, clip=1.0, batch_size=batch,
+                         max_epochs=1, patience=None, restarts=1, seed=seed)
+
+    def schedule(step: int) -> float:
+        if step < warmup:
+            return (step + 1) / warmup
+        return 0.5 * (1 + math.cos(math.pi * (step - warmup) / max(1, steps - warmup)))
+
+    def epoch(rng: np.random.Generator, step: int) -> Iterator[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
+        for _ in range(steps):
+            yield _conditional_targets(dist, batch, rng, device)
+
+    def loss(model: nn.Module, targets: tuple[torch.Tensor, torch.Tensor, torch.Tensor]) -> tuple[torch.Tensor, int]:
+        z, mu_p, sigma_p = targets
+        mu_q, sigma_q = model(z)
+        return gaussian_kl(mu_p, sigma_p, mu_q, sigma_q).mean(), 1
+
+    task = Task(Batches(steps, epoch), loss, schedule=schedule)
+    member = Member(model, config, np.random.default_rng(seed), task)
+    fit([member], task, device=device, progress=progress, desc=f"{model.backbone_name} L={dist.length}")
+    return np.asarray(member.step_losses, dtype=np.float64)
+
+
+@torch.no_grad()
+def evaluate_kl(model: GaussianSequenceModel, dist: SubvolumeGaussian, n_eval: int, batch: int = 4,
+                device: DeviceLike = "cpu", seed: int = 1) -> NDArray[np.float64]:
+    """Position-wise conditional KL ``D_i`` (nats, mean over coordinates) on fresh samples.
+
+    Parameters
+    ----------
+    model : GaussianSequenceModel
+    dist : SubvolumeGaussian
+    n_eval, batch : int
+        Number of evaluation sequences, and how many at a time.
+    device : str or torch.device
+        ``"auto" | "cpu" | "cuda" | torch.device``.
+    seed : int
+        Seeds the evaluation samples.
+
+    Returns
+    -------
+    ndarray, shape (L,)
+    """
+    check_int("n_eval", n_eval, 1)
+    check_int("batch", batch, 1)
+    device = resolve_device(device)
+    model.to(device).eval()
+    rng = np.random.default_rng(seed)
+    total = torch.zeros(dist.length, dtype=torch.float64, device=device)
+    done = 0
+    while done < n_eval:
+        m = min(batch, n_eval - done)
+        z, mu_p, sigma_p = _conditional_targets(dist, m, rng, device)
+        mu_q, sigma_q = model(z)
+        total += gaussian_kl(mu_p.double(), sigma_p.double(), mu_q.double(), sigma_q.double()).mean(-1).sum(0)
+        done += m
+    model.train()
+    return (total / n_eval).cpu().numpy()
