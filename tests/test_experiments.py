@@ -28,3 +28,12 @@ def test_replicates_differ_and_pool_to_their_mean():
     assert pooled["average_kl_replicates"] == [r["average_kl"] for r in recs]
     with pytest.raises(ValueError, match="at least one record"):
         pool_replicates([])
+
+
+def test_late_early_ratio():
+    from seqmi.experiments.ch04_bipartite_mi_l2m import late_early_ratio
+
+    assert late_early_ratio(np.ones(16)) == 1.0
+    assert late_early_ratio(np.r_[np.ones(4), np.ones(4), np.ones(4), 3 * np.ones(4)]) == 3.0
+    with pytest.raises(ValueError, match="at least 4 positions"):
+        late_early_ratio([1.0, 2.0])

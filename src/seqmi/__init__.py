@@ -1,13 +1,63 @@
 """seqmi: mutual information scaling and the expressive power of sequence models.
 
-The shared package of the executable book. Subpackages:
+The shared package of the executable book. Every module, by what it holds:
 
-- :mod:`seqmi.info`: entropy and mutual-information estimators.
-- :mod:`seqmi.data`: generators of sequences with known statistics.
-- :mod:`seqmi.theory`: exact (closed-form or symbolic) results to check against.
-- :mod:`seqmi.models`: neural sequence models.
-- :mod:`seqmi.report`: chapter results, claims tables and reference runs.
-- :mod:`seqmi.book`: the command line that executes and builds the book.
+Measuring information
+    - :mod:`seqmi.info`: entropy and mutual-information estimators (plug-in, psi,
+      Grassberger), the two-point MI ``I(tau)``, exact Gaussian MI.
+    - :mod:`seqmi.pair_counts`: exact counts of lagged symbol pairs (histogram, compiled
+      loop, FFT), the input of every two-point estimate.
+    - :mod:`seqmi.bipartite`: bipartite MI of text from a language model's likelihoods
+      (direct, 2-gram corrected, vCLUB), compression estimates, sampling from LMs.
+    - :mod:`seqmi.fit`: correlation lengths (Shen's eq. 9) and power-law exponents with
+      confidence intervals.
+
+Data with known statistics (:mod:`seqmi.data`)
+    - :mod:`seqmi.data.markov`: binary Markov chains.
+    - :mod:`seqmi.data.binary`: Shen's binary sequences with designed power-law MI.
+    - :mod:`seqmi.data.subvolume`, :mod:`seqmi.data.subvolume_prefix`: the sub-volume
+      Gaussian families of L2M and their exact bipartite MI.
+    - :mod:`seqmi.data.ngram`: n-gram languages (Nandakumar et al.).
+    - :mod:`seqmi.data.text`: the King James Bible corpus, vocabularies, splits.
+    - :mod:`seqmi.data.copy_tasks`: Copy and Denoise tasks (Kerg et al.).
+
+Exact results to check against (:mod:`seqmi.theory`)
+    - :mod:`seqmi.theory.markov`, :mod:`seqmi.theory.ising`: closed-form MI of chains.
+    - :mod:`seqmi.theory.linear_rnn`: linear Gaussian RNNs, numerically (covariances,
+      MI, sampling); :mod:`seqmi.theory.linear_rnn_symbolic`: their exact generating
+      functions and poles (Shen's App. A proof).
+    - :mod:`seqmi.theory.attention_grad`, :mod:`seqmi.theory.sparse_patterns`: gradient
+      propagation through attention (Kerg et al.).
+    - :mod:`seqmi.theory.ngram_ssm`: the constructive n-gram SSM (Nandakumar et al.).
+    - :mod:`seqmi.l2m`: the L2M condition: history-state sizes and Theorem 5.2.
+
+Models (:mod:`seqmi.models`)
+    - :mod:`seqmi.models.lm`: RNN, LSTM and Transformer language models.
+    - :mod:`seqmi.models.mamba`: Mamba backbone and language model.
+    - :mod:`seqmi.models.gaussian_lm`: models of continuous tokens with Gaussian
+      conditionals (L2M Fig. 4).
+    - :mod:`seqmi.models.wordchar`: word-level models sampled as characters.
+    - :mod:`seqmi.models.ngram_lm`: the SSM and RNN language models of Section 5
+      (Nandakumar et al.) and their probes.
+    - :mod:`seqmi.models.attentive_rnn`: self-attentive RNNs (RelRNN) and task training.
+
+Training and sweeps
+    - :mod:`seqmi.train`: the one training loop (:func:`seqmi.train.fit`), model
+      families trained together, checkpoints and resume.
+    - :mod:`seqmi.sweep`: the sweep engine (:func:`seqmi.sweep.run_sweep`): cached,
+      resumable, budgeted, in-process or on Dask.
+    - :mod:`seqmi.experiments`: the chapters' sweep points and runs, one module per
+      chapter.
+
+Conventions
+    - :mod:`seqmi.device`: the device argument and the CPU-thread setting.
+    - :mod:`seqmi.rng`: named child seeds.
+    - :mod:`seqmi.validate`: argument checks with clear messages.
+
+The book
+    - :mod:`seqmi.report`: chapter results, figures and reference runs.
+    - :mod:`seqmi.claims`: the papers' claims, their rules and verdicts, the scoreboard.
+    - :mod:`seqmi.book`: the command line that executes and builds the book.
 """
 
 __version__ = "0.1.0"

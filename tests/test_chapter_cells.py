@@ -1,0 +1,64 @@
+"""Chapters stay readable: short code cells, and no training or sweep loop of their own.
+
+The loops live in the package (:func:`seqmi.train.fit`, :func:`seqmi.sweep.run_sweep`), so
+that every chapter trains and sweeps the same way, resumably and on any executor; a
+chapter's cells call them. The parameters cell is exempt from the length limit: papermill
+injects overrides after that one cell, so every parameter must be a top-level name in it.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHAPTERS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.md"))
+MAX_LINES = 40
+# the package's training entry points and per-point sweep work: a chapter loop calling
+# one of them is a training or sweep loop of its own
+TRAINERS = {"fit", "train", "train_family", "train_gaussian", "train_language_model", "train_task_model",
+            "run_point", "cached_point", "gaussian_point"}
+CELL = re.compile(r"```\{code-cell\}[^\n]*\n(.*?)```", re.S)
+
+
+def _cells(path: Path) -> list[tuple[int, str]]:
+    text = path.read_text()
+    return [(text[:m.start()].count("\n") + 1, m.group(1)) for m in CELL.finditer(text)]
+
+
+def _is_parameters(source: str) -> bool:
+    return source.lstrip().startswith(":tags: [parameters]")
+
+
+def _called_names(node: ast.AST) -> set[str]:
+    names = set()
+    for call in ast.walk(node):
+        if isinstance(call, ast.Call):
+            f = call.func
+            names.add(f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", ""))
+    return names
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_code_cells_are_short(path):
+    long = [(line, n) for line, src in _cells(path) if not _is_parameters(src)
+            and (n := sum(1 for s in src.splitlines() if s.strip())) > MAX_LINES]
+    assert not long, f"{path.name}: cells longer than {MAX_LINES} lines at (line, length) {long}"
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_no_training_or_sweep_loop_in_a_chapter(path):
+    found = []
+    for line, src in _cells(path):
+        code = "\n".join(s for s in src.splitlines() if not s.startswith(":tags:"))
+        for node in ast.walk(ast.parse(code)):
+            if isinstance(node, (ast.For, ast.While, ast.comprehension, ast.ListComp, ast.DictComp,
+                                 ast.SetComp, ast.GeneratorExp)):
+                hit = _called_names(node) & TRAINERS
+                if hit:
+                    found.append((line + getattr(node, "lineno", 0), sorted(hit)))
+        assert ".backward(" not in code, f"{path.name}: a backward pass in the cell at line {line}"
+    assert not found, f"{path.name}: loops calling the package's trainers at (line, calls) {found}"
