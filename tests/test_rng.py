@@ -41,7 +41,20 @@ def test_child_seed_rejects_a_bad_parent(bad):
         child_seed(bad, "x")
 
 
-@pytest.mark.parametrize("key", [-2, 1.0, None, (1,)])
+def test_child_seed_has_no_padding_or_type_collisions():
+    # numpy pads short entropy with zeros: trailing zero keys must still name other streams
+    assert child_seed(0, "a") != child_seed(0, "a", 0)
+    assert child_seed(0, "a", 1) != child_seed(0, "a", 1, 0)
+    assert child_seed(0) != child_seed(0, 0)
+    assert child_seed(2**32) != child_seed(0, 1)
+    # an integer equal to a string's digest is another key
+    import hashlib
+
+    h = int.from_bytes(hashlib.blake2b(b"x", digest_size=4).digest(), "little")
+    assert child_seed(0, "x") != child_seed(0, h)
+
+
+@pytest.mark.parametrize("key", [-2, 1.0, None, (1,), 2**32])
 def test_child_seed_rejects_a_bad_key(key):
     with pytest.raises((ValueError, TypeError), match="child_seed"):
         child_seed(0, key)

@@ -20,15 +20,19 @@ from seqmi.validate import check_int
 Key = int | str
 
 
-def _word(key: Key) -> int:
+def _words(key: Key) -> tuple[int, int]:
+    """A key as two 32-bit words: its type (0 int, 1 str) and its value.
+
+    The tag keeps an integer from colliding with a string whose digest equals it.
+    """
     if isinstance(key, bool) or not isinstance(key, (int, str, np.integer)):
         raise TypeError(f"child_seed keys must be int or str, got {key!r} ({type(key).__name__})")
     if isinstance(key, str):
         # a stable digest: Python's own str hash changes between processes
-        return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=4).digest(), "little")
-    if key < 0:
-        raise ValueError(f"child_seed integer keys must be >= 0, got {key}")
-    return int(key)
+        return 1, int.from_bytes(hashlib.blake2b(key.encode(), digest_size=4).digest(), "little")
+    if not 0 <= key < 2**32:
+        raise ValueError(f"child_seed integer keys must be in [0, 2**32), got {key}")
+    return 0, int(key)
 
 
 def child_seed(seed: int, *keys: Key) -> int:
@@ -37,10 +41,11 @@ def child_seed(seed: int, *keys: Key) -> int:
     Parameters
     ----------
     seed : int
-        The parent seed (a chapter's ``seed`` parameter), ``>= 0``.
+        The parent seed (a chapter's ``seed`` parameter), in ``[0, 2**63)``.
     *keys : int or str
         The path of the stream, e.g. ``("restart", 3)`` or ``("copy", T, "eval")``.
-        Strings are hashed (stably across processes); integers must be ``>= 0``.
+        Strings are hashed (stably across processes, 32 bits); integers must be in
+        ``[0, 2**32)``.
 
     Returns
     -------
@@ -49,6 +54,13 @@ def child_seed(seed: int, *keys: Key) -> int:
         :func:`numpy.random.default_rng`. The same arguments always give the same value;
         with no keys it is still a mixed child of ``seed``, not ``seed`` itself.
 
+    Notes
+    -----
+    The parent is the sequence's entropy and the path its spawn key, prefixed with the
+    number of keys, each key two words (type, value). numpy pads the entropy, never the
+    spawn key, to four words, so distinct ``(seed, keys)`` give distinct inputs to the
+    hash (``("a",)`` and ``("a", 0)`` differ, as do ``(1,)`` and ``("1",)``).
+
     Examples
     --------
     >>> child_seed(0, "restart", 1) == child_seed(0, "restart", 1)
@@ -56,9 +68,7 @@ def child_seed(seed: int, *keys: Key) -> int:
     >>> child_seed(0, "restart", 1) != child_seed(1, "restart", 0)
     True
     """
-    check_int("seed", seed, 0)
-    # keys go after the parent in the entropy; spawn_key would do too, but entropy
-    # words keep the whole path in one documented place
-    words = [int(seed)] + [_word(k) for k in keys]
-    state = np.random.SeedSequence(words).generate_state(2, dtype=np.uint32)
+    check_int("seed", seed, 0, 2**63 - 1)
+    path = [len(keys)] + [w for k in keys for w in _words(k)]
+    state = np.random.SeedSequence(int(seed), spawn_key=path).generate_state(2, dtype=np.uint32)
     return int((int(state[0]) | (int(state[1]) << 32)) & (2**63 - 1))
