@@ -30,7 +30,9 @@ def test_estimates_match_exact_within_sampling_error(res):
 
 
 def test_correlation_length_recovered(res):
+    # xi of Shen's eq. (9): I(tau) ~ exp(-tau / xi), half the correlation's decay length
     xi = bsc_correlation_length(res["q"])
+    assert xi == pytest.approx(-0.5 / np.log(1 - 2 * res["q"]), rel=1e-12)
     assert res["xi_predicted"] == pytest.approx(xi, rel=1e-12)
     # the fit scatters by about 1.5 % over seeds in the quick profile
     assert res["xi_fitted"] == pytest.approx(xi, rel=0.05)

@@ -49,6 +49,8 @@ def test_monte_carlo_agrees_with_eq11_and_not_with_printed_eq15(res):
 def test_mi_decays_at_the_pole_rate(res):
     assert len(res["sweep"]) >= 6
     for s in res["sweep"]:
+        # xi of Shen's eq. (9): I ~ rho^(2t) = exp(-t / xi)
+        assert s["xi"] == pytest.approx(-0.5 / np.log(s["rho"]), rel=1e-12)
         # the fits run deep in the asymptotic window, so they are far inside the 2 % tolerance
         assert s["xi_fit_exact"] == pytest.approx(s["xi"], rel=0.02)
         assert s["xi_fit_trace"] == pytest.approx(s["xi"], rel=0.02)

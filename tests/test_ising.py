@@ -63,10 +63,11 @@ def test_nearest_neighbour_mi_matches_closed_form(beta_J):
     np.testing.assert_allclose(enumerated, nn_two_point_mi(beta_J, lags), atol=1e-12)
     np.testing.assert_allclose(nn_two_point_mi(beta_J, lags), bsc_two_point_mi((1 + np.tanh(beta_J)) / 2, lags),
                                atol=1e-14)
-    # I(tau) ~ (1/2) tanh^(2 tau): the decay length is xi = -1/ln|tanh beta J|
+    # I(tau) ~ (1/2) tanh^(2 tau) = exp(-tau / xi) (Shen eq. 9): xi = -1/(2 ln|tanh beta J|)
     xi = nn_correlation_length(beta_J)
+    assert xi == pytest.approx(-0.5 / np.log(abs(np.tanh(beta_J))), rel=1e-15)
     ratio = nn_two_point_mi(beta_J, [40])[0] / nn_two_point_mi(beta_J, [39])[0]
-    assert ratio == pytest.approx(np.exp(-2 / xi), rel=1e-6)
+    assert ratio == pytest.approx(np.exp(-1 / xi), rel=1e-6)
 
 
 def test_pair_mi_is_symmetric():

@@ -34,6 +34,17 @@ def test_closed_forms_limits():
     assert bsc_correlation_length(0.0) == np.inf and bsc_correlation_length(0.5) == 0.0
 
 
+@pytest.mark.parametrize("q", [0.05, 0.1, 0.3, 0.8])
+def test_correlation_length_is_the_mi_decay_length_of_eq9(q):
+    # I(tau) ~ (1 - 2q)^(2 tau) / 2 = exp(-tau / xi): xi is half the correlation's decay length
+    xi = bsc_correlation_length(q)
+    assert xi == pytest.approx(-0.5 / np.log(abs(1 - 2 * q)), rel=1e-15)
+    # far enough for the asymptotic form (c^2 ~ 1e-6), near enough that ln 2 - H_b keeps its digits
+    tau = int(np.ceil(np.log(1e-6) / (2 * np.log(abs(1 - 2 * q)))))
+    ratio = bsc_two_point_mi(q, [tau + 1])[0] / bsc_two_point_mi(q, [tau])[0]
+    assert ratio == pytest.approx(np.exp(-1 / xi), rel=1e-3)
+
+
 @pytest.mark.parametrize("kwargs, match", [
     (dict(n_seq=0, length=10, q=0.1, seed=0), "n_seq"),
     (dict(n_seq=1, length=1, q=0.1, seed=0), "length"),

@@ -137,6 +137,10 @@ def fit_correlation_length(lags: ArrayLike, mi: ArrayLike, threshold: float = 1e
                            confidence: float = 0.95) -> CorrelationLengthFit:
     """Least-squares fit of ``ln I = ln I0 - tau / xi`` on the points with ``I > threshold``.
 
+    ``xi`` is the correlation length of Shen 2019 eq. (9), the decay length of the mutual
+    information itself, as everywhere in seqmi and the book (a correlation ``c`` decays
+    with its own length ``zeta``; where ``I ~ c^2``, ``xi = zeta / 2``).
+
     Parameters
     ----------
     lags : array_like

@@ -40,8 +40,10 @@ def bsc_two_point_mi(q: float, lags: ArrayLike) -> NDArray[np.float64]:
 
 
 def bsc_correlation_length(q: float) -> float:
-    """Correlation length ``xi = -1 / ln|1 - 2q|`` (MI decays like ``exp(-2 tau / xi)``).
+    """Correlation length ``xi = -1 / (2 ln|1 - 2q|)`` of Shen 2019 eq. (9), ``I(tau) ~ exp(-tau / xi)``.
 
+    At large ``tau``, ``I(tau) ~ c^2 / 2`` with the correlation ``c = (1 - 2q)^tau``, which
+    decays with ``zeta = -1 / ln|1 - 2q| = 2 xi``: the MI decays twice as fast.
     Returns ``inf`` for ``q`` in {0, 1} (no decay) and ``0`` for ``q = 1/2``.
     """
     check_float("q", q, 0.0, 1.0)
@@ -50,7 +52,7 @@ def bsc_correlation_length(q: float) -> float:
         return float("inf")
     if r == 0.0:
         return 0.0
-    return float(-1.0 / np.log(r))
+    return float(-0.5 / np.log(r))
 
 
 def bsc_plugin_floor(q: float, n_pairs: ArrayLike) -> NDArray[np.float64]:
