@@ -57,9 +57,13 @@ def test_sparse_levels(res):
 
 def test_tasks_and_cost(res):
     n_symbols = res["settings"]["eval_batch"] * 10
-    for acc in res["task_accuracy"].values():
-        # a recall accuracy counts whole symbols of the held-out batch
-        assert acc * n_symbols == pytest.approx(round(acc * n_symbols), abs=1e-3)
+    replicates = res["settings"]["task_replicates"]
+    for key, acc in res["task_accuracy"].items():
+        # a recall accuracy counts whole symbols of the held-out batch; a model's runs pool theirs
+        runs = res["task_accuracy_replicates"][key]
+        assert len(runs) == replicates and acc == pytest.approx(np.mean(runs), abs=1e-12)
+        for a in runs:
+            assert a * n_symbols == pytest.approx(round(a * n_symbols), abs=1e-3)
     for curve in res["task_curves"].values():
         assert np.isfinite(curve).all()
     # saved activations: exactly linear for relevancy screening, close to quadratic for full attention
@@ -127,7 +131,8 @@ def test_table5_rows(book_run, res):
     stored = book_run.claims(CHAPTER)
     transfer = by_id(stored, "kerg2020.table5.copy-long-transfer")
     assert transfer["value"] == res["long_run"]["zero_shot"] and "length transfer" in transfer["substitution"]
-    assert transfer["ci"][0] <= transfer["value"] <= transfer["ci"][1]
+    # Wilson bounds in floating point: at 100% recall the upper one rounds to 1 - 2e-16
+    assert transfer["ci"][0] - 1e-12 <= transfer["value"] <= transfer["ci"][1] + 1e-12
     trained = by_id(stored, "kerg2020.table5.copy-long-trained")
     assert trained["kind"] == "statistical"
     denoise = by_id(stored, "kerg2020.table5.denoise")

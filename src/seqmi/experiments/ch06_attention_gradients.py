@@ -1,0 +1,302 @@
+"""Sweep points of chapter 06: the trained task models of Kerg et al. 2020 (Table 5, Fig. 3).
+
+Three sweeps, each point a model trained by
+:func:`seqmi.models.attentive_rnn.train_task_model` and measured:
+
+- :func:`grid_point`: Table 5's grid, one (task, T, model kind, replicate) per point;
+- :func:`transfer_point`: one model kind trained on Copy at a short delay, then tested at
+  longer ones (length transfer), RelRNN optionally fine-tuned at a long delay;
+- :func:`profile_point`: RelRNN trained on Denoise with one (nu, rho), then its
+  gradient-norm profile (Fig. 3).
+
+Every random stream is a :func:`~seqmi.rng.child_seed` of the chapter's seed named after
+what it draws. A model's initialisation is its own stream; the training batches (and the
+held-out batch that :func:`~seqmi.models.attentive_rnn.train_task_model` derives from the
+same seed) are shared by the models compared at one setting, so that they differ by
+their architecture and initialisation, not by their data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+from numpy.typing import NDArray
+
+from seqmi.data.copy_tasks import copy_task, denoise_task
+from seqmi.device import resolve_device
+from seqmi.models.attentive_rnn import (TaskModel, hidden_gradient_profile, recall_attention_mass,
+                                        train_task_model, transfer_accuracy)
+from seqmi.rng import child_seed
+
+#: The task generators, by name.
+TASKS: dict[str, Callable[..., tuple[NDArray[np.int64], NDArray[np.int64]]]] = {
+    "copy": copy_task, "denoise": denoise_task}
+#: RelRNN's short-term buffer per task (the authors' defaults).
+TASK_NU = {"copy": 10, "denoise": 15}
+#: RelRNN's relevant-set size (the authors' default).
+RHO = 15
+#: Input tokens (blank, 8 labels, delimiter) and output classes (blank, 8 labels) of both tasks.
+N_IN, N_OUT = 10, 9
+#: Attentive kinds: the ones whose attention on the symbol states can be read.
+ATTENTIVE = ("relrnn", "full")
+#: Recall accuracy at which a run on Copy stops (Table 5 reports 100%).
+TARGET = 0.99
+
+
+def _sampler(task: str, T: int) -> Callable[[int, int], tuple[NDArray[np.int64], NDArray[np.int64]]]:
+    """``sample(n, seed)`` of ``task`` at delay ``T``, as :func:`train_task_model` takes it."""
+    fn = TASKS[task]
+
+    def sample(n: int, seed: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        return fn(n, T, seed)
+
+    return sample
+
+
+def _model(kind: str, hidden: int, nu: int, rho: int, init_seed: int) -> TaskModel:
+    """A fresh :class:`TaskModel` whose weights are drawn under ``init_seed``."""
+    torch.manual_seed(init_seed)
+    return TaskModel(kind, N_IN, N_OUT, hidden, nu=nu, rho=rho)
+
+
+# ---------------------------------------------------------------- Table 5's grid
+
+
+@dataclass(frozen=True)
+class GridSettings:
+    """What every point of the Table 5 grid shares.
+
+    Attributes
+    ----------
+    hidden : int
+        Width of the models.
+    steps, batch : int
+        Training updates and sequences per update.
+    lr : float
+        Adam learning rate.
+    seed : int
+        The chapter's seed; every stream is a :func:`~seqmi.rng.child_seed` of it.
+    device : str
+    """
+
+    hidden: int
+    steps: int
+    batch: int
+    lr: float
+    seed: int
+    device: str = "cpu"
+
+
+def grid_point(point: tuple[str, int, str, int], checkpoint_dir: str | None,
+               settings: GridSettings) -> dict[str, Any]:
+    """Train one model of Table 5's grid for ``settings.steps`` updates.
+
+    Parameters
+    ----------
+    point : (task, T, kind, replicate)
+        ``task`` in :data:`TASKS`, delay ``T``, ``kind`` in ``TaskModel.KINDS``;
+        ``replicate`` numbers independent runs (initialisation and batches) of one model.
+        The four kinds of one (task, T, replicate) see the same batches.
+    checkpoint_dir : str or None
+        Unused: a point takes seconds to minutes and is recomputed if interrupted.
+    settings : GridSettings
+
+    Returns
+    -------
+    dict
+        ``accuracy`` (held-out recall accuracy after the last update), ``step_losses``
+        (list), ``final_loss`` (mean of the last 5 updates), ``seconds_per_step``.
+    """
+    task, T, kind, rep = point
+    model = _model(kind, settings.hidden, TASK_NU[task], RHO,
+                   child_seed(settings.seed, "table5", "init", task, T, kind, rep))
+    run = train_task_model(model, _sampler(task, T), settings.steps, settings.batch, settings.lr,
+                           child_seed(settings.seed, "table5", "batches", task, T, rep), settings.device,
+                           desc=f"{task} T={T} {kind}")
+    return {"accuracy": float(run.final_metric), "step_losses": run.step_losses.tolist(),
+            "final_loss": float(run.step_losses[-5:].mean()), "seconds_per_step": float(run.seconds_per_step)}
+
+
+def pool_replicates(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """One model's replicates (records of :func:`grid_point`) pooled into one record.
+
+    ``accuracy``, ``final_loss`` and ``seconds_per_step`` become means over the
+    replicates, ``step_losses`` the mean curve (every replicate makes the same number of
+    updates); ``accuracy_replicates`` keeps each accuracy.
+    """
+    if not records:
+        raise ValueError("pool_replicates needs at least one record")
+    return {"accuracy": float(np.mean([r["accuracy"] for r in records])),
+            "step_losses": np.mean([r["step_losses"] for r in records], axis=0).tolist(),
+            "final_loss": float(np.mean([r["final_loss"] for r in records])),
+            "seconds_per_step": float(np.mean([r["seconds_per_step"] for r in records])),
+            "accuracy_replicates": [r["accuracy"] for r in records]}
+
+
+# ---------------------------------------------------------------- length transfer
+
+
+@dataclass(frozen=True)
+class TransferSettings:
+    """What every point of the length-transfer sweep shares.
+
+    Attributes
+    ----------
+    hidden : int
+        Width of the models.
+    copy_length : int
+        Delay ``T`` of the Copy task the models are trained on.
+    copy_steps, eval_every, batch : int
+        Most updates (a run stops once held-out recall reaches :data:`TARGET`), updates
+        between held-out evaluations, sequences per update.
+    lr : float
+        Adam learning rate.
+    transfer_lengths : tuple of int
+        Delays at which the trained models are tested.
+    transfer_batch : int
+        Held-out sequences per tested delay.
+    long_length, long_steps : int
+        RelRNN is fine-tuned for ``long_steps`` updates at delay ``long_length`` after
+        the test (0: not at all).
+    long_lr : float
+        Adam learning rate of that fine-tuning.
+    seed : int
+        The chapter's seed; every stream is a :func:`~seqmi.rng.child_seed` of it.
+    device : str
+    """
+
+    hidden: int
+    copy_length: int
+    copy_steps: int
+    eval_every: int
+    batch: int
+    lr: float
+    transfer_lengths: tuple[int, ...]
+    transfer_batch: int
+    long_length: int
+    long_steps: int
+    long_lr: float
+    seed: int
+    device: str = "cpu"
+
+
+def transfer_point(kind: str, checkpoint_dir: str | None, settings: TransferSettings) -> dict[str, Any]:
+    """Train ``kind`` on Copy at ``copy_length``, then test it, frozen, at every transfer length.
+
+    Every kind is trained on the same batches and tested on the same held-out sequences
+    (one seed for every delay); the attention on the symbol states is read on the first
+    of them. RelRNN is then fine-tuned at ``long_length`` when ``long_steps > 0``.
+
+    Parameters
+    ----------
+    kind : str
+        In ``TaskModel.KINDS`` (RelRNN with ``nu = 10``, ``rho = 15``).
+    checkpoint_dir : str or None
+        Unused: a point takes minutes at most and is recomputed if interrupted.
+    settings : TransferSettings
+
+    Returns
+    -------
+    dict
+        The Copy run: ``updates``, ``steps_to_99`` (None if :data:`TARGET` was not
+        reached), ``accuracy``, ``seconds_per_update``, ``step_losses``, ``eval_steps``,
+        ``eval_accuracy``; the test: ``transfer`` (``{str(T): accuracy}``),
+        ``symbol_attention_mass`` (``{str(T): mass}``, attentive kinds only, else None);
+        ``long_run`` (RelRNN with ``long_steps > 0`` only, else None): ``accuracy``,
+        ``seconds_per_update``, ``eval_accuracy``.
+    """
+    dev = resolve_device(settings.device)
+    model = _model(kind, settings.hidden, TASK_NU["copy"], RHO, child_seed(settings.seed, "transfer", "init", kind))
+    run = train_task_model(model, _sampler("copy", settings.copy_length), settings.copy_steps, settings.batch,
+                           settings.lr, child_seed(settings.seed, "transfer", "batches"), dev,
+                           eval_every=settings.eval_every, target=TARGET, desc=f"copy T={settings.copy_length} {kind}")
+    held_out = child_seed(settings.seed, "transfer", "held-out")
+    lengths = list(settings.transfer_lengths)
+    transfer = transfer_accuracy(model, copy_task, lengths, settings.transfer_batch, held_out, dev)
+    mass = ({str(T): recall_attention_mass(model, copy_task(1, T, held_out)[0][0]) for T in lengths}
+            if kind in ATTENTIVE else None)
+    long_run = None
+    if kind == "relrnn" and settings.long_steps:
+        # a smaller rate than at copy_length: lr 1e-2 at T = 1000 threw the solution away within 60 updates
+        long = train_task_model(model, _sampler("copy", settings.long_length), settings.long_steps, settings.batch,
+                                settings.long_lr, child_seed(settings.seed, "transfer", "long", "batches"), dev,
+                                eval_every=max(1, settings.long_steps // 5),
+                                desc=f"copy T={settings.long_length} {kind}")
+        long_run = {"accuracy": float(long.final_metric), "seconds_per_update": float(long.seconds_per_step),
+                    "eval_accuracy": long.eval_metric.tolist()}
+    return {"updates": len(run.step_losses), "steps_to_99": run.steps_to_target, "accuracy": float(run.final_metric),
+            "seconds_per_update": float(run.seconds_per_step), "step_losses": run.step_losses.tolist(),
+            "eval_steps": run.eval_steps.tolist(), "eval_accuracy": run.eval_metric.tolist(),
+            "transfer": {str(T): float(a) for T, a in transfer.items()}, "symbol_attention_mass": mass,
+            "long_run": long_run}
+
+
+# ---------------------------------------------------------------- Fig. 3's gradient profiles
+
+
+@dataclass(frozen=True)
+class ProfileSettings:
+    """What every point of the gradient-profile sweep (Fig. 3) shares.
+
+    Attributes
+    ----------
+    hidden : int
+        Width of the models.
+    length : int
+        Delay ``T`` of the Denoise task.
+    steps, batch : int
+        Training updates and sequences per update.
+    lr : float
+        Adam learning rate.
+    seed : int
+        The chapter's seed; every stream is a :func:`~seqmi.rng.child_seed` of it.
+    n_held_out : int
+        Held-out sequences the gradient norms are averaged over.
+    device : str
+    """
+
+    hidden: int
+    length: int
+    steps: int
+    batch: int
+    lr: float
+    seed: int
+    n_held_out: int = 32
+    device: str = "cpu"
+
+
+def profile_point(point: tuple[int, int], checkpoint_dir: str | None, settings: ProfileSettings) -> dict[str, Any]:
+    """Train RelRNN with ``(nu, rho)`` on Denoise, then measure ``||grad_{h_t} L||`` at every step.
+
+    Every ``(nu, rho)`` is trained on the same batches and measured on the same held-out
+    sequences.
+
+    Parameters
+    ----------
+    point : (nu, rho)
+        Short-term buffer and relevant-set sizes.
+    checkpoint_dir : str or None
+        Unused: a point takes seconds and is recomputed if interrupted.
+    settings : ProfileSettings
+
+    Returns
+    -------
+    dict
+        ``profile`` (list, one norm per step, from
+        :func:`~seqmi.models.attentive_rnn.hidden_gradient_profile`) and ``spread``: the
+        decades between its largest and smallest value over the first ``length`` steps.
+    """
+    nu, rho = point
+    dev = resolve_device(settings.device)
+    model = _model("relrnn", settings.hidden, nu, rho, child_seed(settings.seed, "profile", "init", nu, rho))
+    train_task_model(model, _sampler("denoise", settings.length), settings.steps, settings.batch, settings.lr,
+                     child_seed(settings.seed, "profile", "batches"), dev, desc=f"nu={nu} rho={rho}")
+    tokens, targets = denoise_task(settings.n_held_out, settings.length,
+                                   child_seed(settings.seed, "profile", "held-out"))
+    profile = hidden_gradient_profile(model, tokens, targets, dev)
+    head = profile[:settings.length]
+    return {"profile": profile.tolist(), "spread": float(np.log10(head.max() / head.min()))}
