@@ -7,11 +7,15 @@ import json
 import numpy as np
 import pytest
 
+from seqmi.experiments import ch03_rnn_transformer_mi as ch03
 from seqmi.experiments import ch06_attention_gradients as ch06
 from seqmi.experiments.ch04_bipartite_mi_l2m import GaussianSettings, gaussian_point, pool_replicates
 from seqmi.experiments.ch06_attention_gradients import (GridSettings, ProfileSettings, TransferSettings, grid_point,
                                                         profile_point, transfer_point)
 from seqmi.models.attentive_rnn import TaskModel
+from seqmi.models.lm import RNNLM
+from seqmi.sweep import Budget, OutOfTime
+from seqmi.train import Sequences, TrainConfig
 
 TINY = GaussianSettings(token_dim=2, layers=1, heads=2, max_len=16, d_state=2, steps=3, batch=2, warmup=1,
                         lr=1e-3, n_eval=2, seed=0)
@@ -96,3 +100,100 @@ def test_profile_point_is_deterministic():
     assert a == profile_point((3, 2), None, PROFILE)
     assert np.all(np.isfinite(a["profile"])) and a["spread"] > 0
     assert a != profile_point((3, 4), None, PROFILE)
+
+
+# ---------------------------------------------------------------- chapter 03
+
+BINARY = ch03.BinarySettings(n_train=20, n_valid=10, length=16, mi_amplitude=0.1, mi_exponent=0.4, n_generate=10,
+                             threshold=1e-3, max_epochs=2, patience=1, restarts=1, rnn_lr=0.01, lstm_lr=0.01,
+                             transformer_lr=0.003, seed=0)
+TEXT = ch03.TextSettings(train_chars=4000, generate=64, row=32, max_lag=8, patience=1, restarts=1, seed=0)
+TIMING = ("tokens_per_s", "sample_s")
+
+
+def measured(record):
+    """A model's record without its timings (they differ from run to run)."""
+    return {k: v for k, v in record.items() if k not in TIMING}
+
+
+def test_decay_fits_tell_exponential_from_power_law():
+    tau = np.arange(1, 201)
+    expo = ch03.decay_fits(0.1 * np.exp(-tau / 30.0), 1e-3)
+    assert expo["xi"] == pytest.approx(30.0, rel=1e-9)
+    assert expo["exp_rss"] < expo["pow_rss"]
+    power = ch03.decay_fits(0.1 * tau ** -0.4, 1e-3)
+    assert power["gamma"] == pytest.approx(0.4, rel=1e-9)
+    assert power["pow_rss"] < power["exp_rss"]
+
+
+def test_decay_fits_without_enough_points_are_nan():
+    out = ch03.decay_fits(np.full(10, 1e-5), 1e-3)
+    assert out["n_fit_points"] == 0 and np.isnan(out["xi"]) and np.isnan(out["gamma"])
+
+
+def test_run_family_measures_every_model():
+    rng = np.random.default_rng(0)
+    x = (np.cumsum(rng.random((80, 32)) < 0.1, axis=1) % 2).astype(np.int64)
+    makers = [lambda w=w: RNNLM(2, w, 1, "lstm", embed_dim=2) for w in (4, 2)]
+    configs = [TrainConfig(lr=0.02, batch_size=20, max_epochs=3, restarts=1, seed=s) for s in (0, 1)]
+    rec = ch03.run_family(makers, Sequences(x[:60], x[60:]), configs, sample_seeds=[0, 1], n_samples=50,
+                          sample_length=32, max_lag=20, threshold=1e-3, head_tokens=5)
+    wide, narrow = rec["models"]
+    assert rec["train_s"] > 0 and len(wide["mi"]) == 20 and len(wide["head"]) == 5
+    assert wide["state_floats"] == 8 and narrow["state_floats"] == 4 and wide["epochs"] == [3]
+    assert {"xi", "xi_ci", "gamma", "val_loss", "tokens_per_s", "sample_s", "params"} <= set(wide)
+    with pytest.raises(ValueError, match="2 sample seeds for 1 configs"):
+        ch03.run_family(makers[0], Sequences(x[:60], x[60:]), configs[:1], sample_seeds=[0, 1], n_samples=5,
+                        sample_length=32, max_lag=20, threshold=1e-3)
+
+
+def test_models_group_into_families_and_back():
+    models = ch03.model_grid({"rnn": [2, 8], "lstm": [2, 8]}, {"rnn": ([8], [1, 2]), "lstm": ([8, 4], [1, 2])})
+    assert models == [("rnn", 2, 1), ("rnn", 8, 1), ("lstm", 2, 1), ("lstm", 8, 1), ("rnn", 8, 2),
+                      ("lstm", 8, 2), ("lstm", 4, 1), ("lstm", 4, 2)]
+    points = ch03.families(models)
+    assert points == [("rnn", (2, 8), 1), ("lstm", (2, 8, 4), 1), ("rnn", (8,), 2), ("lstm", (8, 4), 2)]
+    assert sorted(ch03.members(points)) == sorted(models)
+    done = {p: {"models": [{"width": w} for w in p[1]]} for p in points}
+    assert all(r["width"] == w for (_, w, _), r in ch03.by_model(done).items())
+
+
+def test_a_binary_model_is_the_same_alone_or_in_its_family():
+    family = ch03.binary_point(("lstm", (2, 4), 1), None, BINARY)
+    alone = ch03.binary_point(("lstm", (4,), 1), None, BINARY)
+    assert measured(family["models"][1]) == measured(alone["models"][0])
+    assert family["models"][0]["mi"] != family["models"][1]["mi"]
+    assert len(alone["models"][0]["mi"]) == BINARY.length - 1
+    with pytest.raises(ValueError, match="kind"):
+        ch03.binary_point(("gru", (4,), 1), None, BINARY)
+
+
+def test_a_spent_budget_stops_a_family_that_resumes_to_the_same_record(tmp_path, monkeypatch):
+    point = ("transformer", (4,), 1)
+    whole = ch03.binary_point(point, None, BINARY)
+    with monkeypatch.context() as m:
+        m.setattr(ch03, "current_budget", lambda: Budget(1e-9))
+        with pytest.raises(OutOfTime):
+            ch03.binary_point(point, str(tmp_path), BINARY)
+    assert (tmp_path / "checkpoint.pt").is_file()
+    resumed = ch03.binary_point(point, str(tmp_path), BINARY)
+    assert measured(resumed["models"][0]) == measured(whole["models"][0])
+
+
+@pytest.mark.parametrize("point, settings", [
+    (("lstm", (4,), 1), ch03.CharSettings(TEXT, window=16, epochs=1, lstm_batch=4, transformer_batch=8,
+                                          transformer_lr=0.003)),
+    (("word_transformer", (8,), 1), ch03.WordSettings(TEXT, min_count=2, window=16, epochs=1, lstm_batch=4,
+                                                      lstm_lr=1.0, dropout=0.1, transformer_batch=8,
+                                                      transformer_lr=0.003)),
+])
+def test_text_points_measure_characters(point, settings):
+    if isinstance(settings, ch03.CharSettings):
+        compute, alphabet = ch03.char_point, ch03.char_corpus(TEXT.train_chars).vocab
+    else:
+        compute, alphabet = ch03.word_point, ch03.word_corpus(TEXT.train_chars, settings.min_count).chars
+    record, = compute(point, None, settings)["models"]
+    assert len(record["mi"]) == TEXT.max_lag and np.isfinite(record["mi"]).all()
+    # word models too write characters: the head is one row of text
+    assert len(alphabet.decode(record["head"])) == TEXT.row
+    assert np.isfinite(record["val_loss"])

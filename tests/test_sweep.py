@@ -1,4 +1,4 @@
-"""Sweeps: keys, cache and resume, budget, errors, executors (Dask), decay fits, one tiny MI point."""
+"""Sweeps: keys, cache and resume, budget, errors, executors (Dask)."""
 
 import json
 import os
@@ -19,16 +19,15 @@ import pytest
 
 from seqmi import sweep
 from seqmi.sweep import (
-    SINGLE_THREADED_ENV, Budget, OutOfTime, SweepError, cached_point, check_scheduler, current_budget,
-    decay_fits, open_executor, point_key, run_point, run_sweep, sweep_key,
+    SINGLE_THREADED_ENV, Budget, OutOfTime, SweepError, check_scheduler, current_budget, open_executor, run_sweep,
+    sweep_key,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
 POINTS = [("a", 5), ("b", 50), ("c", 500), ("d", 7)]
 
 
-# Module-level computes: Dask workers import this module to unpickle them, which is why
-# torch is imported only inside the one test that trains.
+# Module-level computes: Dask workers import this module to unpickle them.
 def noise_stats(point, checkpoint_dir):
     """A cheap deterministic record seeded by the point."""
     kind, n = point
@@ -62,13 +61,6 @@ def cache_files(folder):
 # ---------------------------------------------------------------- keys
 
 
-def test_point_key_changes_with_the_spec():
-    a = point_key("lstm_w8", {"lr": 0.005, "n": 100})
-    assert a.startswith("lstm_w8_")
-    assert a == point_key("lstm_w8", {"n": 100, "lr": 0.005})
-    assert a != point_key("lstm_w8", {"lr": 0.001, "n": 100})
-
-
 def test_sweep_key_is_readable_and_hashes_point_and_spec():
     key = sweep_key("binary", ("lstm", 8, 1), {"n": 100})
     assert key.startswith("binary_lstm_8_1_") and len(key) == len("binary_lstm_8_1_") + 10
@@ -76,6 +68,8 @@ def test_sweep_key_is_readable_and_hashes_point_and_spec():
     assert key != sweep_key("binary", ("lstm", 8, 1), {"n": 101})
     assert key != sweep_key("binary", ("lstm", 8, 2), {"n": 100})
     assert key != sweep_key("text", ("lstm", 8, 1), {"n": 100})
+    spec = sweep_key("binary", ("lstm", 8, 1), {"lr": 0.005, "n": 100})
+    assert spec == sweep_key("binary", ("lstm", 8, 1), {"n": 100, "lr": 0.005})
 
 
 def test_keys_describe_dataclasses_and_named_tuples_by_their_fields():
@@ -85,13 +79,13 @@ def test_keys_describe_dataclasses_and_named_tuples_by_their_fields():
         width: int
 
     Pair = namedtuple("Pair", "kind width")
-    as_dict = point_key("p", {"kind": "rnn", "width": np.int64(4)})
-    assert point_key("p", Point("rnn", 4)) == point_key("p", Pair("rnn", 4)) == as_dict
+    as_dict = sweep_key("p", {"kind": "rnn", "width": np.int64(4)})
+    assert sweep_key("p", Point("rnn", 4)) == sweep_key("p", Pair("rnn", 4)) == as_dict
     assert sweep_key("s", Point("rnn", 4)).startswith("s_kind_rnn_width_4_")
     with pytest.raises(TypeError, match="cannot describe object"):
-        point_key("p", {"make": object()})
+        sweep_key("p", ("a", 1), {"make": object()})
     with pytest.raises(TypeError, match="non-string keys"):
-        point_key("p", {1: 2})
+        sweep_key("p", ("a", 1), {1: 2})
 
 
 # ---------------------------------------------------------------- cache and resume
@@ -142,19 +136,6 @@ def test_an_unreadable_cache_file_is_recomputed(tmp_path):
     result = run_sweep([("a", 5)], noise_stats, cache_dir=tmp_path, progress=False)
     assert result.computed == [("a", 5)]
     assert run_sweep([("a", 5)], noise_stats, cache_dir=tmp_path, progress=False).computed == []
-
-
-def test_cached_point_computes_once(tmp_path):
-    calls = []
-
-    def compute(ckpt):
-        calls.append(ckpt)
-        return {"x": 1.5}
-
-    assert cached_point(tmp_path, "a", compute) == {"x": 1.5}
-    assert cached_point(tmp_path, "a", compute) == {"x": 1.5}
-    assert calls == [str(tmp_path / "a")]
-    assert cached_point("", "a", compute) == {"x": 1.5} and calls[-1] is None
 
 
 # ---------------------------------------------------------------- budget
@@ -305,38 +286,3 @@ def test_an_absent_scheduler_is_an_error_naming_its_address():
     with pytest.raises(OSError, match="tcp://127.0.0.1:1 after"):
         with open_executor("tcp://127.0.0.1:1", timeout_s=0.5):
             pass
-
-
-# ---------------------------------------------------------------- the MI sweep point
-
-
-def test_decay_fits_tell_exponential_from_power_law():
-    tau = np.arange(1, 201)
-    expo = decay_fits(0.1 * np.exp(-tau / 30.0), 1e-3)
-    assert expo["xi"] == pytest.approx(30.0, rel=1e-9)
-    assert expo["exp_rss"] < expo["pow_rss"]
-    power = decay_fits(0.1 * tau ** -0.4, 1e-3)
-    assert power["gamma"] == pytest.approx(0.4, rel=1e-9)
-    assert power["pow_rss"] < power["exp_rss"]
-
-
-def test_decay_fits_without_enough_points_are_nan():
-    out = decay_fits(np.full(10, 1e-5), 1e-3)
-    assert out["n_fit_points"] == 0 and np.isnan(out["xi"]) and np.isnan(out["gamma"])
-
-
-def test_run_point_end_to_end():
-    import torch
-
-    from seqmi.models.lm import RNNLM
-    from seqmi.train import Sequences, TrainConfig
-
-    rng = np.random.default_rng(0)
-    x = (np.cumsum(rng.random((80, 32)) < 0.1, axis=1) % 2).astype(np.int64)
-    rec = run_point(lambda: RNNLM(2, 4, 1, "lstm", embed_dim=2), Sequences(x[:60], x[60:]),
-                    TrainConfig(lr=0.02, batch_size=20, max_epochs=3, restarts=1), n_samples=50,
-                    sample_length=32, max_lag=20, threshold=1e-3, device=torch.device("cpu"), seed=0,
-                    head_tokens=5)
-    assert len(rec["mi"]) == 20 and len(rec["head"]) == 5
-    assert rec["state_floats"] == 8 and rec["epochs"] == [3]
-    assert {"xi", "xi_ci", "gamma", "val_loss", "tokens_per_s", "train_s", "sample_s"} <= set(rec)

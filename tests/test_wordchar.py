@@ -5,10 +5,10 @@ import pytest
 import torch
 
 from seqmi.data.text import CharVocab, WordVocab, kjv_text
+from seqmi.experiments.ch03_rnn_transformer_mi import run_family
 from seqmi.models.lm import RNNLM, TransformerLM, sequence_loss
 from seqmi.models.wordchar import CharLevelSampler, add_lstm_dropout
-from seqmi.sweep import run_point
-from seqmi.train import Sequences, Stream, TrainConfig
+from seqmi.train import Stream, TrainConfig
 
 TEXT = kjv_text()[:6000]
 WORDS = WordVocab(TEXT, min_count=2)
@@ -57,13 +57,13 @@ def test_wrapper_trains_like_the_word_model():
     assert sum(p.numel() for p in model.parameters()) == sum(p.numel() for p in model.model.parameters())
 
 
-def test_run_point_measures_word_models_at_character_level():
+def test_run_family_measures_word_models_at_character_level():
     ids = WORDS.encode(TEXT)
     cut = len(ids) * 4 // 5
     data = Stream(ids[:cut], ids[cut:], bptt=20)
-    rec = run_point(lambda: wrapped("lstm"), data, TrainConfig(optimizer="adam", lr=3e-3, batch_size=4,
-                    max_epochs=1, restarts=1), n_samples=4, sample_length=120, max_lag=20, threshold=2e-3,
-                    device=torch.device("cpu"), seed=1, head_tokens=50)
+    rec, = run_family(lambda: wrapped("lstm"), data, [TrainConfig(optimizer="adam", lr=3e-3, batch_size=4,
+                      max_epochs=1, restarts=1)], sample_seeds=[1], n_samples=4, sample_length=120, max_lag=20,
+                      threshold=2e-3, device=torch.device("cpu"), head_tokens=50)["models"]
     assert len(rec["mi"]) == 20 and np.isfinite(rec["mi"]).all()
     assert len(CHARS.decode(rec["head"])) == 50
     assert rec["val_loss"] < 2 * np.log(len(WORDS))

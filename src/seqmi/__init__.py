@@ -56,6 +56,8 @@ Conventions
 
 The book
     - :mod:`seqmi.report`: chapter results, figures and reference runs.
+    - :mod:`seqmi.plots`: figure panels the chapters share (MI curves, correlation
+      lengths with intervals).
     - :mod:`seqmi.claims`: the papers' claims, their rules and verdicts, the scoreboard.
     - :mod:`seqmi.book`: the command line that executes and builds the book.
 """

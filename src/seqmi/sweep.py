@@ -10,11 +10,9 @@ machines through any ``concurrent.futures.Executor``; :func:`open_executor` maps
 chapter's ``scheduler`` parameter to one (in-process, a local Dask cluster, or a running
 Dask scheduler).
 
-The generic machinery (:func:`run_sweep`, :class:`Budget`, :func:`open_executor`) comes
-first; :func:`run_point` and :func:`decay_fits` are the point of the MI sweeps (train,
-sample, measure ``I(tau)``, fit). This module imports neither torch nor Dask at import
-time: a sweep worker that unpickles :func:`run_sweep`'s task loads only what its
-``compute`` needs.
+This module is the generic engine only; what a point computes lives with its chapter
+(:mod:`seqmi.experiments`). It imports neither torch nor Dask at import time: a sweep
+worker that unpickles :func:`run_sweep`'s task loads only what its ``compute`` needs.
 """
 
 from __future__ import annotations
@@ -32,16 +30,10 @@ from collections.abc import Callable, Hashable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, CancelledError, Executor, Future, wait
 from contextlib import contextmanager
 from pathlib import Path, PurePath
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from tqdm.auto import tqdm
-
-if TYPE_CHECKING:
-    import torch
-    from torch import nn
-
-    from seqmi.train import Sequences, Stream, TrainConfig
 
 # ---------------------------------------------------------------- budget
 
@@ -134,30 +126,21 @@ def _canonical_json(value: Any) -> str:
     return json.dumps(_describe(value), sort_keys=True)
 
 
-def point_key(name: str, spec: Any) -> str:
-    """Cache key of a sweep point: ``name`` plus a hash of everything that defines it.
-
-    ``spec`` is any JSON-describable value (numbers, strings, lists, tuples, dicts with
-    string keys, dataclasses, named tuples); the hash is the first 10 hex digits of the
-    SHA-1 of its JSON with sorted keys. Any change of ``spec`` (data size, training
-    config, sampling settings) gives a new key, so a cache never returns a point
-    computed under other settings.
-    """
-    digest = hashlib.sha1(_canonical_json(spec).encode()).hexdigest()[:10]
-    return f"{name}_{digest}"
-
-
 def sweep_key(name: str, point: Hashable, spec: Any = None) -> str:
     """Cache key of ``point`` in :func:`run_sweep`: ``{name}_{label}_{hash}``.
 
     ``label`` is the point's JSON with every run of characters other than letters,
     digits, ``.`` and ``-`` replaced by ``_`` (cut at 48 characters; ``("lstm", 8, 1)``
-    gives ``lstm_8_1``), for people reading the cache folder. ``hash`` is
-    :func:`point_key`'s hash of ``{"point": point, "spec": spec}``: it decides, so a
-    change of the point or of the shared ``spec`` gives a new key.
+    gives ``lstm_8_1``), for people reading the cache folder. ``hash`` decides: the first
+    10 hex digits of the SHA-1 of the JSON, keys sorted, of ``{"point": point, "spec":
+    spec}``. ``point`` and ``spec`` are JSON-describable (numbers, strings, lists, tuples,
+    dicts with string keys, dataclasses, named tuples), and any change of either (data
+    size, training config, sampling settings) gives a new key, so a cache never returns
+    a point computed under other settings.
     """
     label = re.sub(r"[^A-Za-z0-9.-]+", "_", _canonical_json(point))[:48].strip("_")
-    return point_key(f"{name}_{label}" if label else name, {"point": point, "spec": spec})
+    digest = hashlib.sha1(_canonical_json({"point": point, "spec": spec}).encode()).hexdigest()[:10]
+    return f"{name}_{label}_{digest}" if label else f"{name}_{digest}"
 
 
 def _read_record(path: Path) -> dict[str, Any] | None:
@@ -184,23 +167,6 @@ def _write_record(path: Path, record: dict[str, Any]) -> None:
     except BaseException:
         os.unlink(tmp)
         raise
-
-
-def cached_point(cache_dir: str | os.PathLike | None, key: str,
-                 compute: Callable[[str | None], dict[str, Any]]) -> dict[str, Any]:
-    """The record of sweep point ``key``: read from ``cache_dir/key.json`` or computed and saved.
-
-    ``compute`` receives the point's checkpoint folder (``None`` without a cache). One
-    point at a time; :func:`run_sweep` runs a whole sweep.
-    """
-    if not cache_dir:
-        return compute(None)
-    path = Path(cache_dir) / f"{key}.json"
-    record = _read_record(path)
-    if record is None:
-        record = compute(str(Path(cache_dir) / key))
-        _write_record(path, record)
-    return record
 
 
 # ---------------------------------------------------------------- the sweep engine
@@ -283,7 +249,7 @@ def run_sweep(points: Iterable[Hashable], compute: Callable[[Any, str | None], d
     points : iterable of hashable
         Point specs, e.g. tuples ``("lstm", width, depth)``, frozen dataclasses or named
         tuples, made of numbers, strings, tuples and such (JSON-describable, see
-        :func:`point_key`). A repeated point is computed once.
+        :func:`sweep_key`). A repeated point is computed once.
     compute : callable
         ``compute(point, checkpoint_dir) -> dict``: the point's record, JSON-ready.
         ``checkpoint_dir`` is a folder (an absolute path as a string, not created) for
@@ -518,91 +484,3 @@ def open_executor(scheduler: str, *, timeout_s: float = 30.0) -> Iterator[Execut
     with Client(target, timeout=timeout_s) as client:
         client.register_plugin(Environ(SINGLE_THREADED_ENV), name="seqmi-single-threaded")
         yield client.get_executor(pure=False)
-
-
-# ---------------------------------------------------------------- the MI sweep point
-
-
-def decay_fits(mi: np.ndarray, threshold: float) -> dict[str, Any]:
-    """Exponential and power-law fits of ``I(tau)``, ``tau = 1..len(mi)``, above ``threshold``.
-
-    Returns the correlation length ``xi`` and exponent ``gamma`` with 95% intervals, and
-    the residual sums of squares of both fits of ``ln I`` on the same points
-    (``exp_rss < pow_rss``: the decay looks exponential rather than algebraic). NaN
-    everywhere when fewer than 3 points exceed the threshold.
-    """
-    from seqmi.fit import fit_correlation_length, fit_power_law  # scipy: see the module docstring
-
-    lags = np.arange(1, len(mi) + 1)
-    keep = np.isfinite(mi) & (mi > threshold)
-    out: dict[str, Any] = {"n_fit_points": int(keep.sum())}
-    if keep.sum() < 3:
-        nan = float("nan")
-        return {**out, "xi": nan, "xi_ci": [nan, nan], "gamma": nan, "gamma_ci": [nan, nan],
-                "exp_rss": nan, "pow_rss": nan}
-    xi = fit_correlation_length(lags, mi, threshold)
-    pl = fit_power_law(lags, mi, threshold)
-    t, y = lags[keep].astype(float), np.log(mi[keep])
-
-    def rss(x: np.ndarray) -> float:
-        return float(np.polyfit(x, y, 1, full=True)[1].sum())
-
-    return {**out, "xi": xi.xi, "xi_ci": list(xi.ci), "gamma": pl.exponent, "gamma_ci": list(pl.ci),
-            "exp_rss": rss(t), "pow_rss": rss(np.log(t))}
-
-
-def run_point(make_model: Callable[[], nn.Module], data: Sequences | Stream, config: TrainConfig, *,
-              n_samples: int, sample_length: int, max_lag: int, threshold: float, device: torch.device,
-              seed: int, checkpoint_dir: str | os.PathLike | None = None, budget: Budget | None = None,
-              head_tokens: int = 0, progress: bool = False) -> dict[str, Any]:
-    """Train a model, sample from it, estimate and fit the two-point MI of the samples.
-
-    Parameters
-    ----------
-    make_model, data, config
-        Passed to :func:`seqmi.train.train`.
-    n_samples, sample_length : int
-        Unconditionally generated sequences (rows are independent: pairs never cross rows).
-    max_lag : int
-        ``I(tau)`` is estimated for ``tau = 1..max_lag`` (Grassberger estimator).
-    threshold : float
-        Fits use the points with ``I > threshold``.
-    device : torch.device
-    seed : int
-        Seed of the sampler.
-    checkpoint_dir : path, optional
-        Training checkpoints (resumable).
-    budget : Budget, optional
-        Checked after every epoch; :class:`OutOfTime` propagates with the checkpoint
-        saved. Inside :func:`run_sweep`, pass ``current_budget()``.
-    head_tokens : int
-        How many tokens of the first sample to keep in the record (text passages).
-
-    Returns
-    -------
-    dict
-        JSON-ready: ``mi``, fits (:func:`decay_fits`), validation loss, epochs, restart
-        losses, parameter count, history state size, training throughput, wall times,
-        device, and ``head`` (the first ``head_tokens`` sampled tokens).
-    """
-    # torch and numba load here, not at import: see the module docstring
-    from seqmi.info import two_point_mi
-    from seqmi.train import train
-
-    t0 = time.perf_counter()
-    result = train(make_model, data, config, device=device, checkpoint_dir=checkpoint_dir,
-                   progress=progress, on_epoch_end=budget.check if budget is not None else None)
-    train_s = time.perf_counter() - t0
-    model = result.model
-    t1 = time.perf_counter()
-    samples = model.sample(n_samples, sample_length, seed=seed)
-    sample_s = time.perf_counter() - t1
-    mi = two_point_mi(samples, max_lag)
-    return {
-        "mi": mi.tolist(), **decay_fits(mi, threshold),
-        "val_loss": result.best_val_loss, "restart_val_losses": result.restart_val_losses,
-        "epochs": result.epochs, "params": sum(p.numel() for p in model.parameters()),
-        "state_floats": model.history_state_size(sample_length),
-        "tokens_per_s": result.tokens_per_s, "train_s": train_s, "sample_s": sample_s,
-        "device": result.device, "amp": result.amp, "head": samples[0, :head_tokens].tolist(),
-    }

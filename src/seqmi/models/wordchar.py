@@ -7,8 +7,9 @@ or :class:`~seqmi.models.lm.TransformerLM`: it trains exactly like the wrapped m
 (``forward``, ``forward_with_state`` and the start token are the word model's), but its
 :meth:`~CharLevelSampler.sample` draws words, detokenises them
 (:meth:`seqmi.data.text.WordVocab.decode`) and returns rows of *character* ids. Any
-code that trains a model and then samples from it, :func:`seqmi.sweep.run_point`
-included, thereby measures a word model at character level.
+code that trains a model and then samples from it,
+:func:`seqmi.experiments.ch03_rnn_transformer_mi.run_family` included, thereby measures
+a word model at character level.
 
 :func:`add_lstm_dropout` adds the word LSTM's dropout of App. E.1.2 (0.4 after the
 embedding and between LSTM layers) to an :class:`~seqmi.models.lm.RNNLM`.

@@ -1,0 +1,610 @@
+"""Sweep points of chapter 03: trained RNNs, LSTMs and Transformers, sampled and measured (Shen 2019).
+
+Shen's method is black-box: train a model, let it generate from its start state, and
+measure the two-point mutual information ``I(tau)`` of what it writes, summarised by the
+correlation length ``xi`` of an exponential fit (:func:`decay_fits`). A sweep point here
+is a *family* ``(kind, widths, depth)``: the models of one kind and depth at several
+widths, every restart of every width trained in one :func:`seqmi.train.train_family`
+call (each exactly as it would be alone), then each width's best model sampled and
+measured (:func:`run_family`). Three sweeps use it:
+
+- :func:`binary_point`: binary sequences with a power-law ``I(tau)`` (Sec. 4.2.1);
+- :func:`char_point`: character-level models of the KJV (Sec. 4.2.2);
+- :func:`word_point`: word-level models of the KJV, measured at character level (Sec. 5.2).
+
+A point rebuilds its data from its settings (:func:`binary_data`, :func:`char_corpus`,
+:func:`word_corpus`, cached per process), so that a Dask worker receives only the point
+and a small frozen settings record. Every random stream is a
+:func:`~seqmi.rng.child_seed` of the chapter's seed named after what it seeds: the data,
+and per model ``(kind, width, depth)`` its training (the restarts' weights and data
+order) and its sampler. A model's numbers therefore do not depend on the family it is
+trained in.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache, partial
+from typing import Any
+
+import numpy as np
+from torch import nn
+
+from seqmi.data.binary import binary_power_law
+from seqmi.data.text import UNK, CharVocab, Splits, WordVocab, join, kjv_documents, split_contiguous
+from seqmi.device import DeviceLike
+from seqmi.fit import fit_correlation_length, fit_power_law
+from seqmi.info import two_point_mi
+from seqmi.models.lm import RNNLM, TransformerLM
+from seqmi.models.wordchar import CharLevelSampler, add_lstm_dropout
+from seqmi.rng import child_seed
+from seqmi.sweep import current_budget
+from seqmi.train import Sequences, Stream, TrainConfig, train_family
+from seqmi.validate import check_choice, check_int
+
+#: A trained model of a sweep: ``(kind, width, depth)``.
+Model = tuple[str, int, int]
+#: A sweep point: ``(kind, widths, depth)``, the models of one kind and depth.
+Family = tuple[str, tuple[int, ...], int]
+
+BINARY_KINDS = ("rnn", "lstm", "transformer")
+CHAR_KINDS = ("lstm", "transformer")
+WORD_KINDS = ("word_lstm", "word_transformer")
+BINARY_HEADS = 4  # attention heads of the binary Transformers (App. E.2.1)
+TEXT_HEADS = 8  # attention heads of the text Transformers (App. E.2.2)
+TEXT_THRESHOLD = 2e-3  # fits of text curves use I(tau) above this (App. E.1.2)
+HEAD_CHARS = 600  # characters of a text model's first sample kept in its record (App. F)
+
+
+# ---------------------------------------------------------------- sweeps of families
+
+
+def model_grid(widths: Mapping[str, Sequence[int]],
+               depth_sweeps: Mapping[str, tuple[Sequence[int], Sequence[int]]]) -> list[Model]:
+    """The models of width sweeps at depth 1 and of depth sweeps, each once, in order.
+
+    Parameters
+    ----------
+    widths : mapping
+        ``{kind: widths}``: one model per width, at depth 1.
+    depth_sweeps : mapping
+        ``{kind: (widths, depths)}``: one model per width and depth.
+
+    Returns
+    -------
+    list of (kind, width, depth)
+    """
+    models = [(kind, w, 1) for kind, ws in widths.items() for w in ws]
+    models += [(kind, w, d) for kind, (ws, ds) in depth_sweeps.items() for w in ws for d in ds]
+    return list(dict.fromkeys(models))
+
+
+def families(models: Iterable[Model]) -> list[Family]:
+    """Models grouped into one family per ``(kind, depth)``, widths in order of first appearance."""
+    grouped: dict[tuple[str, int], list[int]] = {}
+    for kind, width, depth in models:
+        widths = grouped.setdefault((kind, depth), [])
+        if width not in widths:
+            widths.append(width)
+    return [(kind, tuple(widths), depth) for (kind, depth), widths in grouped.items()]
+
+
+def members(points: Iterable[Family]) -> list[Model]:
+    """The models of family points, in order."""
+    return [(kind, w, depth) for kind, widths, depth in points for w in widths]
+
+
+def by_model(done: Mapping[Family, dict[str, Any]]) -> dict[Model, dict[str, Any]]:
+    """One record per model from the records of family points (:func:`run_family`)."""
+    return {model: record for point, family in done.items()
+            for model, record in zip(members([point]), family["models"])}
+
+
+# ---------------------------------------------------------------- the measurement
+
+
+def decay_fits(mi: np.ndarray, threshold: float) -> dict[str, Any]:
+    """Exponential and power-law fits of ``I(tau)``, ``tau = 1..len(mi)``, above ``threshold``.
+
+    Returns the correlation length ``xi`` and exponent ``gamma`` with 95% intervals, and
+    the residual sums of squares of both fits of ``ln I`` on the same points
+    (``exp_rss < pow_rss``: the decay looks exponential rather than algebraic). NaN
+    everywhere when fewer than 3 points exceed the threshold.
+    """
+    lags = np.arange(1, len(mi) + 1)
+    keep = np.isfinite(mi) & (mi > threshold)
+    out: dict[str, Any] = {"n_fit_points": int(keep.sum())}
+    if keep.sum() < 3:
+        nan = float("nan")
+        return {**out, "xi": nan, "xi_ci": [nan, nan], "gamma": nan, "gamma_ci": [nan, nan],
+                "exp_rss": nan, "pow_rss": nan}
+    xi = fit_correlation_length(lags, mi, threshold)
+    pl = fit_power_law(lags, mi, threshold)
+    t, y = lags[keep].astype(float), np.log(mi[keep])
+
+    def rss(x: np.ndarray) -> float:
+        return float(np.polyfit(x, y, 1, full=True)[1].sum())
+
+    return {**out, "xi": xi.xi, "xi_ci": list(xi.ci), "gamma": pl.exponent, "gamma_ci": list(pl.ci),
+            "exp_rss": rss(t), "pow_rss": rss(np.log(t))}
+
+
+def run_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.Module]],
+               data: Sequences | Stream, configs: Sequence[TrainConfig], *, sample_seeds: Sequence[int],
+               n_samples: int, sample_length: int, max_lag: int, threshold: float, device: DeviceLike = "cpu",
+               checkpoint_dir: str | None = None, on_epoch_end: Callable[[dict[str, Any]], None] | None = None,
+               head_tokens: int = 0, progress: bool = False) -> dict[str, Any]:
+    """Train a family of models, sample from each, estimate and fit the two-point MI of the samples.
+
+    Parameters
+    ----------
+    make_model, data, configs
+        Passed to :func:`seqmi.train.train_family`: one model per config, the best of
+        its restarts.
+    sample_seeds : sequence of int
+        The sampler's seed of each config's model.
+    n_samples, sample_length : int
+        Unconditionally generated sequences per model (rows are independent: pairs never
+        cross rows).
+    max_lag : int
+        ``I(tau)`` is estimated for ``tau = 1..max_lag`` (Grassberger estimator).
+    threshold : float
+        Fits use the points with ``I > threshold``.
+    device : str or torch.device
+    checkpoint_dir : str, optional
+        Training checkpoints (resumable).
+    on_epoch_end : callable, optional
+        Passed to :func:`~seqmi.train.train_family`; inside a sweep,
+        ``current_budget().check`` stops the family cleanly with its checkpoint saved.
+    head_tokens : int
+        How many tokens of each model's first sample to keep (text passages).
+    progress : bool
+        Show the training progress bars.
+
+    Returns
+    -------
+    dict
+        JSON-ready: ``train_s``, the family's training wall time, and ``models``, one
+        record per config: ``mi``, fits (:func:`decay_fits`), validation loss, epochs,
+        restart losses, parameter count, history state size, training throughput,
+        sampling time, device, bf16 autocast, and ``head`` (the first ``head_tokens``
+        sampled tokens).
+    """
+    if len(sample_seeds) != len(configs):
+        raise ValueError(f"got {len(sample_seeds)} sample seeds for {len(configs)} configs")
+    start = time.perf_counter()
+    results = train_family(make_model, data, configs, device=device, checkpoint_dir=checkpoint_dir,
+                           progress=progress, on_epoch_end=on_epoch_end)
+    train_s = time.perf_counter() - start
+    models = []
+    for result, seed in zip(results, sample_seeds):
+        model = result.model
+        start = time.perf_counter()
+        samples = model.sample(n_samples, sample_length, seed=seed)
+        sample_s = time.perf_counter() - start
+        mi = two_point_mi(samples, max_lag)
+        models.append({
+            "mi": mi.tolist(), **decay_fits(mi, threshold),
+            "val_loss": result.best_val_loss, "restart_val_losses": result.restart_val_losses,
+            "epochs": result.epochs, "params": sum(p.numel() for p in model.parameters()),
+            "state_floats": model.history_state_size(sample_length), "tokens_per_s": result.tokens_per_s,
+            "sample_s": sample_s, "device": result.device, "amp": result.amp,
+            "head": samples[0, :head_tokens].tolist(),
+        })
+    return {"train_s": train_s, "models": models}
+
+
+def _check_family(point: Family, kinds: Sequence[str]) -> None:
+    kind, widths, depth = point
+    check_choice("kind", kind, kinds)
+    if not widths:
+        raise ValueError(f"a family needs at least one width, got {point!r}")
+    for w in widths:
+        check_int("width", w, 1)
+    check_int("depth", depth, 1)
+
+
+def _warmup(rows: int, batch: int, epochs: int) -> int:
+    # a short linear warmup (a tenth of the run, at most 100 steps) steadies Adam's first steps
+    return min(100, rows // batch * epochs // 10)
+
+
+def _windows(ids: np.ndarray, window: int) -> np.ndarray:
+    """``ids`` cut into rows of ``window`` tokens (the remainder dropped)."""
+    return ids[: len(ids) // window * window].reshape(-1, window)
+
+
+def _stream_valid(split: Any) -> Any:
+    # a quarter of the validation split (at least 4,000 tokens) keeps the streams'
+    # validation pass short
+    return split[: max(len(split) // 4, 4000)]
+
+
+# ---------------------------------------------------------------- binary sequences
+
+
+@dataclass(frozen=True)
+class BinarySettings:
+    """What every point of the binary sweep shares (Shen 2019 Sec. 4.2.1, App. E).
+
+    Attributes
+    ----------
+    n_train, n_valid : int
+        Training and validation sequences.
+    length : int
+        Symbols per sequence; the MI is measured for ``tau = 1..length - 1``.
+    mi_amplitude, mi_exponent : float
+        The data's ``I(tau) = A tau^-gamma`` (:func:`seqmi.data.binary.binary_power_law`).
+    n_generate : int
+        Sequences generated per trained model.
+    threshold : float
+        Fits use the points with ``I(tau)`` above this.
+    max_epochs, patience, restarts : int
+        Stop rule and restarts of every model (:class:`~seqmi.train.TrainConfig`).
+    rnn_lr, lstm_lr, transformer_lr : float
+        Peak learning rates: RMSprop for the recurrent models, Adam with cosine
+        annealing for the Transformers.
+    seed : int
+        The chapter's seed.
+    device : str
+    """
+
+    n_train: int
+    n_valid: int
+    length: int
+    mi_amplitude: float
+    mi_exponent: float
+    n_generate: int
+    threshold: float
+    max_epochs: int
+    patience: int
+    restarts: int
+    rnn_lr: float
+    lstm_lr: float
+    transformer_lr: float
+    seed: int
+    device: str = "cpu"
+
+
+@lru_cache(maxsize=2)
+def _binary_rows(n: int, length: int, amplitude: float, exponent: float, seed: int) -> np.ndarray:
+    return binary_power_law(n, length, amplitude, exponent, seed).astype(np.int64)
+
+
+def binary_data(settings: BinarySettings) -> Sequences:
+    """The training and validation sequences of the binary sweep (cached per process)."""
+    rows = _binary_rows(settings.n_train + settings.n_valid, settings.length, settings.mi_amplitude,
+                        settings.mi_exponent, child_seed(settings.seed, "binary-data"))
+    return Sequences(rows[: settings.n_train], rows[settings.n_train:])
+
+
+def binary_model(kind: str, width: int, depth: int, settings: BinarySettings) -> nn.Module:
+    """A fresh binary model: an RNN or LSTM over a 2-dimensional embedding, or a Transformer."""
+    if kind == "transformer":
+        return TransformerLM(2, width, depth, heads=BINARY_HEADS, max_len=settings.length + 1)
+    return RNNLM(2, width, depth, cell=kind, embed_dim=2)
+
+
+def binary_config(kind: str, width: int, depth: int, settings: BinarySettings) -> TrainConfig:
+    """The paper's recipe for a binary model (App. E), seeded per model."""
+    seed = child_seed(settings.seed, "binary-train", kind, width, depth)
+    stop = {"batch_size": 50, "max_epochs": settings.max_epochs, "patience": settings.patience,
+            "restarts": settings.restarts, "seed": seed}
+    if kind == "transformer":
+        return TrainConfig(optimizer="adam", lr=settings.transformer_lr, clip=5.0, schedule="cosine",
+                           min_lr_ratio=1 / 32, **stop)
+    return TrainConfig(optimizer="rmsprop", lr=settings.rnn_lr if kind == "rnn" else settings.lstm_lr, clip=0.25,
+                       **stop)
+
+
+def binary_point(point: Family, checkpoint_dir: str | None, settings: BinarySettings) -> dict[str, Any]:
+    """Train, sample and measure one family of the binary sweep.
+
+    Parameters
+    ----------
+    point : (kind, widths, depth)
+        ``kind`` in :data:`BINARY_KINDS`.
+    checkpoint_dir : str or None
+        The family's training checkpoints; a family stopped by the sweep's budget resumes
+        from them.
+    settings : BinarySettings
+
+    Returns
+    -------
+    dict
+        :func:`run_family`'s record, one model per width, ``n_generate`` sequences each.
+    """
+    _check_family(point, BINARY_KINDS)
+    kind, widths, depth = point
+    return run_family(
+        [partial(binary_model, kind, w, depth, settings) for w in widths], binary_data(settings),
+        [binary_config(kind, w, depth, settings) for w in widths],
+        sample_seeds=[child_seed(settings.seed, "binary-sample", kind, w, depth) for w in widths],
+        n_samples=settings.n_generate, sample_length=settings.length, max_lag=settings.length - 1,
+        threshold=settings.threshold, device=settings.device, checkpoint_dir=checkpoint_dir,
+        on_epoch_end=current_budget().check)
+
+
+# ---------------------------------------------------------------- text
+
+
+@dataclass(frozen=True)
+class TextSettings:
+    """What the character and word sweeps share: the training text and the measurement.
+
+    Attributes
+    ----------
+    train_chars : int
+        Characters of the training split used for training (0: all).
+    generate : int
+        Characters generated per model, in independent rows of ``row`` characters.
+    row : int
+    max_lag : int
+        Largest ``tau`` of the character-level MI.
+    patience, restarts : int
+        Early-stopping patience in epochs, and training runs per model.
+    seed : int
+        The chapter's seed.
+    device : str
+    """
+
+    train_chars: int
+    generate: int
+    row: int
+    max_lag: int
+    patience: int
+    restarts: int
+    seed: int
+    device: str = "cpu"
+
+
+@dataclass(frozen=True)
+class CharSettings:
+    """What every point of the character-level sweep shares (App. E.1.2, E.2.2).
+
+    Attributes
+    ----------
+    text : TextSettings
+    window : int
+        Context of the Transformers, in characters.
+    epochs : int
+        Epoch limit.
+    lstm_batch, transformer_batch : int
+        Tracks of the LSTMs' truncated BPTT, windows per batch of the Transformers.
+    transformer_lr : float
+        Adam peak learning rate of the Transformers (the LSTMs use RMSprop at 5e-3).
+    """
+
+    text: TextSettings
+    window: int
+    epochs: int
+    lstm_batch: int
+    transformer_batch: int
+    transformer_lr: float
+
+
+@dataclass(frozen=True)
+class WordSettings:
+    """What every point of the word-level sweep shares (Sec. 5.2, App. E.1.2, E.2.2).
+
+    Attributes
+    ----------
+    text : TextSettings
+    min_count : int
+        Training tokens seen fewer times become ``<unk>``.
+    window : int
+        Context of the Transformers, in tokens.
+    epochs : int
+        Epoch limit.
+    lstm_batch : int
+        Tracks of the LSTMs' truncated BPTT (50 tokens).
+    lstm_lr : float
+        SGD learning rate of the LSTMs, divided by 4 on each validation plateau.
+    dropout : float
+        LSTM dropout after the embedding and between layers.
+    transformer_batch : int
+        Windows per batch of the Transformers.
+    transformer_lr : float
+        Adam peak learning rate of the Transformers.
+    """
+
+    text: TextSettings
+    min_count: int
+    window: int
+    epochs: int
+    lstm_batch: int
+    lstm_lr: float
+    dropout: float
+    transformer_batch: int
+    transformer_lr: float
+
+
+@dataclass(frozen=True)
+class CharCorpus:
+    """The KJV at character level, split contiguously (training: Genesis to Acts).
+
+    Attributes
+    ----------
+    vocab : CharVocab
+        Every character of the whole corpus.
+    split : Splits
+        :func:`~seqmi.data.text.split_contiguous` of the chapters.
+    train_text : str
+        The training characters used (the first ``train_chars``, or all).
+    train, valid : ndarray of int64
+        ``train_text`` and the whole validation split, encoded.
+    """
+
+    vocab: CharVocab
+    split: Splits
+    train_text: str
+    train: np.ndarray
+    valid: np.ndarray
+
+
+@lru_cache(maxsize=2)
+def char_corpus(train_chars: int) -> CharCorpus:
+    """The character-level corpus of the text sweeps (cached per process).
+
+    Parameters
+    ----------
+    train_chars : int
+        Characters of the training split to keep (0: all).
+    """
+    docs = kjv_documents()
+    vocab = CharVocab(join(docs))
+    split = split_contiguous(docs)
+    train_text = split.train[:train_chars] if train_chars else split.train
+    return CharCorpus(vocab, split, train_text, vocab.encode(train_text), vocab.encode(split.valid))
+
+
+@dataclass(frozen=True)
+class WordCorpus:
+    """The training text of :func:`char_corpus` as the word models see it.
+
+    Attributes
+    ----------
+    words : WordVocab
+        Tokens of the training text seen at least ``min_count`` times, and ``<unk>``.
+    chars : CharVocab
+        The alphabet of the samples: the corpus's characters and those of ``<unk>``.
+    train, valid : ndarray of int64
+        Token ids of the training text and of the first quarter of the validation split.
+    """
+
+    words: WordVocab
+    chars: CharVocab
+    train: np.ndarray
+    valid: np.ndarray
+
+
+@lru_cache(maxsize=2)
+def word_corpus(train_chars: int, min_count: int) -> WordCorpus:
+    """The word-level corpus of the word sweep (cached per process)."""
+    corpus = char_corpus(train_chars)
+    words = WordVocab(corpus.train_text, min_count)
+    chars = CharVocab("".join(corpus.vocab.chars) + UNK)
+    return WordCorpus(words, chars, words.encode(corpus.train_text),
+                      words.encode(_stream_valid(corpus.split.valid)))
+
+
+def char_data(kind: str, settings: CharSettings) -> Sequences | Stream:
+    """LSTMs: the training text as one stream (BPTT 100, reset 0.01); Transformers: its windows."""
+    corpus = char_corpus(settings.text.train_chars)
+    if kind == "lstm":
+        return Stream(corpus.train, _stream_valid(corpus.valid), bptt=100, reset_prob=0.01)
+    return Sequences(_windows(corpus.train, settings.window), _windows(corpus.valid, settings.window)[:200])
+
+
+def char_model(kind: str, width: int, depth: int, settings: CharSettings) -> nn.Module:
+    """A fresh character model: an LSTM (embedding of size ``min(200, width)``) or a Transformer."""
+    vocab_size = len(char_corpus(settings.text.train_chars).vocab)
+    if kind == "lstm":
+        return RNNLM(vocab_size, width, depth, cell="lstm", embed_dim=min(200, width))
+    return TransformerLM(vocab_size, width, depth, heads=TEXT_HEADS, max_len=settings.window)
+
+
+def char_config(kind: str, width: int, depth: int, settings: CharSettings) -> TrainConfig:
+    """The recipe of a character model (App. E.1.2, E.2.2), seeded per model."""
+    text = settings.text
+    seed = child_seed(text.seed, "char-train", kind, width, depth)
+    stop = {"max_epochs": settings.epochs, "patience": text.patience, "restarts": text.restarts, "seed": seed}
+    if kind == "lstm":
+        return TrainConfig(optimizer="rmsprop", lr=5e-3, clip=0.25, batch_size=settings.lstm_batch, **stop)
+    rows = len(char_corpus(text.train_chars).train) // settings.window
+    return TrainConfig(optimizer="adam", lr=settings.transformer_lr, clip=5.0, batch_size=settings.transformer_batch,
+                       schedule="cosine", warmup_steps=_warmup(rows, settings.transformer_batch, settings.epochs),
+                       **stop)
+
+
+def word_data(kind: str, settings: WordSettings) -> Sequences | Stream:
+    """LSTMs: the token stream (BPTT 50, reset 0.01); Transformers: windows of ``window`` tokens."""
+    corpus = word_corpus(settings.text.train_chars, settings.min_count)
+    if kind == "word_lstm":
+        return Stream(corpus.train, corpus.valid, bptt=50, reset_prob=0.01)
+    return Sequences(_windows(corpus.train, settings.window), _windows(corpus.valid, settings.window)[:200])
+
+
+def word_model(kind: str, width: int, depth: int, settings: WordSettings) -> nn.Module:
+    """A fresh word model with tied weights, sampling characters (:class:`~seqmi.models.wordchar.CharLevelSampler`)."""
+    corpus = word_corpus(settings.text.train_chars, settings.min_count)
+    if kind == "word_lstm":
+        inner = add_lstm_dropout(RNNLM(len(corpus.words), width, depth, cell="lstm", embed_dim=width,
+                                       tie_weights=True), settings.dropout)
+    else:
+        inner = TransformerLM(len(corpus.words), width, depth, heads=TEXT_HEADS, max_len=settings.window,
+                              tie_weights=True)
+    return CharLevelSampler(inner, corpus.words, corpus.chars)
+
+
+def word_config(kind: str, width: int, depth: int, settings: WordSettings) -> TrainConfig:
+    """The recipe of a word model (App. E.1.2: the PyTorch example's SGD; E.2.2), seeded per model."""
+    text = settings.text
+    seed = child_seed(text.seed, "word-train", kind, width, depth)
+    stop = {"max_epochs": settings.epochs, "patience": text.patience, "restarts": text.restarts, "seed": seed}
+    if kind == "word_lstm":
+        return TrainConfig(optimizer="sgd", lr=settings.lstm_lr, clip=0.25, batch_size=settings.lstm_batch,
+                           schedule="plateau", plateau_factor=4.0, **stop)
+    rows = len(word_corpus(text.train_chars, settings.min_count).train) // settings.window
+    return TrainConfig(optimizer="adam", lr=settings.transformer_lr, clip=5.0, batch_size=settings.transformer_batch,
+                       schedule="cosine", warmup_steps=_warmup(rows, settings.transformer_batch, settings.epochs),
+                       **stop)
+
+
+def _text_family(point: Family, level: str, make: Callable[..., nn.Module], data: Sequences | Stream,
+                 configure: Callable[..., TrainConfig], settings: CharSettings | WordSettings,
+                 checkpoint_dir: str | None) -> dict[str, Any]:
+    kind, widths, depth = point
+    text = settings.text
+    return run_family(
+        [partial(make, kind, w, depth, settings) for w in widths], data,
+        [configure(kind, w, depth, settings) for w in widths],
+        sample_seeds=[child_seed(text.seed, f"{level}-sample", kind, w, depth) for w in widths],
+        n_samples=text.generate // text.row, sample_length=text.row, max_lag=text.max_lag,
+        threshold=TEXT_THRESHOLD, device=text.device, checkpoint_dir=checkpoint_dir,
+        on_epoch_end=current_budget().check, head_tokens=HEAD_CHARS)
+
+
+def char_point(point: Family, checkpoint_dir: str | None, settings: CharSettings) -> dict[str, Any]:
+    """Train, sample and measure one family of the character-level sweep.
+
+    Parameters
+    ----------
+    point : (kind, widths, depth)
+        ``kind`` in :data:`CHAR_KINDS`.
+    checkpoint_dir : str or None
+        The family's training checkpoints.
+    settings : CharSettings
+
+    Returns
+    -------
+    dict
+        :func:`run_family`'s record: per width, the character-level ``I(tau)`` of
+        ``generate`` characters and the first :data:`HEAD_CHARS` of them.
+    """
+    _check_family(point, CHAR_KINDS)
+    return _text_family(point, "char", char_model, char_data(point[0], settings), char_config, settings,
+                        checkpoint_dir)
+
+
+def word_point(point: Family, checkpoint_dir: str | None, settings: WordSettings) -> dict[str, Any]:
+    """Train, sample and measure one family of the word-level sweep, at character level.
+
+    Parameters
+    ----------
+    point : (kind, widths, depth)
+        ``kind`` in :data:`WORD_KINDS`.
+    checkpoint_dir : str or None
+        The family's training checkpoints.
+    settings : WordSettings
+
+    Returns
+    -------
+    dict
+        As :func:`char_point`; ``val_loss`` is per word.
+    """
+    _check_family(point, WORD_KINDS)
+    return _text_family(point, "word", word_model, word_data(point[0], settings), word_config, settings,
+                        checkpoint_dir)
