@@ -158,6 +158,15 @@ def test_ch03_depth_beats_width_needs_a_wider_model():
     assert _ch03_claim(_ch03((2, 8, 32), wide), "shen2019.fig1d.rnn-depth-beats-width").verdict == "reproduced"
 
 
+def test_ch03_claims_of_a_run_with_pending_points():
+    # a run stopped by time_budget_s saves what is done: every claim is still decided or open
+    results = _ch03()
+    results["points"] = {}
+    stored = claims.for_chapter("03_rnn_transformer_mi", results)
+    transformer = claims.by_id(stored, "shen2019.fig3a.transformer-power-law")
+    assert transformer.verdict == "inconclusive" and "needs the Transformer of width 8" in transformer.scale
+
+
 # ---------------------------------------------------------------- chapter 04
 
 

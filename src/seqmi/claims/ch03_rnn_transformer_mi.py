@@ -185,20 +185,23 @@ def _depth(r: dict[str, Any]) -> Claim:
 
 def _transformer(r: dict[str, Any]) -> Claim:
     s, data = r["settings"], r["data_fit"]
-    p = _pt(r, "transformer", s["transformer_widths"][0])
+    width = s["transformer_widths"][0]
+    p = _pt(r, "transformer", width)
     scale = _binary_scale(r)
+    claim = ("shen2019.fig3a.transformer-power-law", "Shen 2019 Sec. 5.1, Fig. 3a, 9",
+             "A small Transformer reproduces the power law (exponent close to the data's)", "statistical")
+    rule = (f"the smallest Transformer: above threshold over ≥ half the data's lags, bootstrap interval of "
+            f"ln(RSS_power/RSS_exp) below 0, and γ − γ_data within ±{GAMMA_TOLERANCE} (interval of the difference)")
+    if p is None:  # its sweep point is pending (a run stopped by time_budget_s)
+        return Claim(*claim, None, None, rule, "inconclusive", "", scale + f"; needs the Transformer of width {width}",
+                     f"width {width}: pending")
     form = form_interval(p["mi"], r["threshold"], seed=99)
     diff = [p["gamma_ci"][0] - data["gamma_ci"][1], p["gamma_ci"][1] - data["gamma_ci"][0]]
     reach = "reproduced" if p["n_fit_points"] >= data["n_fit_points"] / 2 else "not reproduced"
     verdict = combine([reach, decide(form, 0.0, claim_above=False),
                         decide_within(diff, -GAMMA_TOLERANCE, GAMMA_TOLERANCE)])
-    return Claim("shen2019.fig3a.transformer-power-law", "Shen 2019 Sec. 5.1, Fig. 3a, 9",
-                 "A small Transformer reproduces the power law (exponent close to the data's)", "statistical",
-                 p["gamma"], p["gamma_ci"],
-                 f"the smallest Transformer: above threshold over ≥ half the data's lags, bootstrap interval of "
-                 f"ln(RSS_power/RSS_exp) below 0, and γ − γ_data within ±{GAMMA_TOLERANCE} (interval of the difference)",
-                 verdict, "", scale,
-                 f"width {s['transformer_widths'][0]}: γ={p['gamma']:.2f} vs data {data['gamma']:.2f} "
+    return Claim(*claim, p["gamma"], p["gamma_ci"], rule, verdict, "", scale,
+                 f"width {width}: γ={p['gamma']:.2f} vs data {data['gamma']:.2f} "
                  f"(difference ∈ [{diff[0]:+.2f}, {diff[1]:+.2f}]), {p['n_fit_points']}/{data['n_fit_points']} points, "
                  f"ln(RSS_pow/RSS_exp) ∈ [{form[0]:+.2f}, {form[1]:+.2f}]")
 
