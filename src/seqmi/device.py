@@ -98,6 +98,6 @@ def set_cpu_threads(n: int) -> None:
 def cpu_threads() -> int:
     """Threads set by :func:`set_cpu_threads`, or every core (``-1``) if it was never called.
 
-    The value suits the ``workers`` argument of :mod:`scipy.fft`.
+    The value suits the ``workers`` argument of ``scipy.fft``.
     """
     return -1 if _CPU_THREADS is None else _CPU_THREADS
