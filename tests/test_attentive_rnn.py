@@ -222,3 +222,132 @@ def test_training_follows_the_reference_loop_bit_for_bit(kind, eval_every, targe
     assert res.eval_steps.tolist() == ev_steps and res.eval_metric.tolist() == ev_acc
     for (name, x), y in zip(models[0].state_dict().items(), models[1].state_dict().values()):
         assert torch.equal(x, y), name
+
+
+def _relevancy_autograd_reference(model, x, delta=None, delta_index=0):
+    """The relevancy forward pass as it was before the compiled scan: every step recorded op by
+    op for autograd. Returns ``s``, the per-step states ``h`` (graph nodes) and, for the first
+    sequence, the attended indices and weights of every step."""
+    att, (a_h, b_c) = model.attention, model.mix
+    B, T, _ = x.shape
+    n = model.hidden_size
+    s_prev = x.new_zeros(B, n)
+    drive = (x @ model.U.T + model.b).unbind(1)
+    hs, keys, ss, attended, alphas = [], [], [], [], []
+    mem, mem_keys = x.new_zeros(B, att.rho, n), x.new_zeros(B, att.rho, n)
+    rel_idx = torch.full((B, att.rho), -1, dtype=torch.long)
+    rel_score = torch.full((B, att.rho), float("-inf"), dtype=x.dtype)
+    acc = x.new_zeros(B, T)
+    for m in range(T):
+        h = model.phi(s_prev @ model.V.T + drive[m])
+        if delta is not None and m == delta_index:
+            h = h + delta
+        hs.append(h)
+        keys.append(h @ model.U_a.T)
+        lo = max(0, m - att.nu + 1)
+        states = torch.cat([torch.stack(hs[lo:], 1), mem], 1)
+        k_all = torch.cat([torch.stack(keys[lo:], 1), mem_keys], 1)
+        mask = torch.cat([torch.ones(B, m + 1 - lo, dtype=torch.bool), rel_idx >= 0], 1)
+        e = torch.tanh((s_prev @ model.W_a.T)[:, None, :] + k_all) @ model.v_a
+        weights = torch.softmax(e.masked_fill(~mask, float("-inf")), dim=1)
+        c = (weights[:, :, None] * states).sum(1)
+        acc[:, lo: m + 1] += weights[:, : m + 1 - lo].detach()
+        valid0 = (rel_idx[0] >= 0).numpy()
+        attended.append(np.array(list(range(lo, m + 1)) + rel_idx[0].numpy()[valid0].tolist()))
+        w0 = weights[0].detach().numpy()
+        alphas.append(np.concatenate([w0[: m + 1 - lo], w0[m + 1 - lo:][valid0]]))
+        leaving = m - att.nu + 1
+        if leaving >= 0 and att.rho > 0:
+            low, slot = rel_score.min(1)
+            score = acc[:, leaving]
+            put = torch.nn.functional.one_hot(slot, att.rho).bool() & (score > low)[:, None]
+            mem = torch.where(put[..., None], hs[leaving][:, None, :], mem)
+            mem_keys = torch.where(put[..., None], keys[leaving][:, None, :], mem_keys)
+            rel_idx = torch.where(put, torch.full_like(rel_idx, leaving), rel_idx)
+            rel_score = torch.where(put, score[:, None].expand_as(rel_score), rel_score)
+        s_prev = a_h * h + b_c * c
+        ss.append(s_prev)
+    return torch.stack(ss, 1), hs, attended, alphas
+
+
+def _forward_backward(forward, model, x, g_out, delta):
+    """Outputs, and the gradients of ``sum(g_out * s)`` with respect to the hidden states, the
+    parameters, the input and ``delta``, from ``forward(x, delta) -> (s, hs)``."""
+    x = x.clone().requires_grad_()
+    delta = delta.clone().requires_grad_()
+    s, hs = forward(x, delta)
+    loss = (g_out * s).sum()
+    g_hs = torch.autograd.grad(loss, hs, retain_graph=True)
+    model.zero_grad()
+    loss.backward()
+    grads = {name: p.grad.clone() for name, p in model.named_parameters()}
+    return s.detach(), torch.stack(g_hs, 1), grads, x.grad, delta.grad
+
+
+@pytest.mark.parametrize("dtype, nonlinearity, combine, nu, rho", [
+    (torch.float32, "tanh", "mean", 4, 3),
+    (torch.float32, "tanh", "sum", 1, 2),
+    (torch.float32, "tanh", "mean", 5, 0),
+    (torch.float32, "tanh", "mean", 3, 6),
+    (torch.float64, "tanh", "sum", 4, 3),
+    (torch.float64, "linear", "mean", 2, 2),
+])
+def test_relevancy_scan_matches_autograd_reference(dtype, nonlinearity, combine, nu, rho):
+    # outputs, traces and every gradient (states, parameters, inputs, delta) of the compiled
+    # scan against the per-step autograd graph it replaced: equal to rounding
+    torch.manual_seed(2)
+    model = AttentiveRNN(3, 6, RelevancyAttention(nu, rho), nonlinearity=nonlinearity, combine=combine, dtype=dtype)
+    x = torch.randn(4, 40, 3, dtype=dtype)
+    g_out = torch.randn(4, 40, 6, dtype=dtype)
+    delta = torch.zeros(6, dtype=dtype)
+
+    def fast(x, d):
+        return model(x, delta=d, delta_index=7)[:2]
+
+    def reference(x, d):
+        return _relevancy_autograd_reference(model, x, d, 7)[:2]
+
+    rtol = 1e-5 if dtype == torch.float32 else 1e-11
+
+    def assert_close(a, b):
+        # relative to the largest entry: gradients are sums of many terms, and an entry where
+        # they cancel keeps the absolute rounding error of the others
+        assert (a - b).abs().max() <= rtol * b.abs().max()
+
+    got, want = _forward_backward(fast, model, x, g_out, delta), _forward_backward(reference, model, x, g_out, delta)
+    for a, b in zip(got[:2] + got[3:], want[:2] + want[3:]):
+        assert_close(a, b)
+    for name in want[2]:
+        assert_close(got[2][name], want[2][name])
+    # the trace: the same attended states in the same order, the same weights
+    with torch.no_grad():
+        _, _, tr = model(x[:1], trace=True)
+        _, _, attended, alphas = _relevancy_autograd_reference(model, x[:1])
+    for m in range(x.shape[1]):
+        np.testing.assert_array_equal(tr.attended[m], attended[m])
+        np.testing.assert_allclose(tr.alpha[m], alphas[m], rtol=rtol, atol=rtol)
+
+
+def test_relevancy_states_outside_s_raise_instead_of_wrong_gradients():
+    # the states' gradients are those of functions of s: a loss that reads them directly
+    # would need the recursion too, so the backward pass refuses it
+    torch.manual_seed(0)
+    model = AttentiveRNN(2, 4, RelevancyAttention(3, 2))
+    s, hs, _ = model(torch.randn(2, 12, 2))
+    with pytest.raises(RuntimeError, match="only through its outputs s"):
+        (s.sum() + hs[5].sum()).backward()
+    s, hs, _ = model(torch.randn(2, 12, 2))
+    with pytest.raises(RuntimeError, match="only through its outputs s"):
+        hs[5].sum().backward()
+
+
+def test_relevancy_without_gradients_computes_the_same_outputs():
+    torch.manual_seed(0)
+    model = AttentiveRNN(2, 4, RelevancyAttention(3, 2))
+    x = torch.randn(3, 20, 2)
+    s, hs, _ = model(x)
+    with torch.no_grad():
+        s0, hs0, _ = model(x)
+    assert s.requires_grad and not s0.requires_grad
+    torch.testing.assert_close(s0, s.detach(), rtol=0, atol=0)
+    torch.testing.assert_close(torch.stack(hs0), torch.stack(hs).detach(), rtol=0, atol=0)

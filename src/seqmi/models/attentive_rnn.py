@@ -213,11 +213,9 @@ class AttentiveRNN(nn.Module):
     def phi(self, z: torch.Tensor) -> torch.Tensor:
         return torch.tanh(z) if self.nonlinearity == "tanh" else z
 
-    def _softmax_attend(self, s_prev: torch.Tensor, states: torch.Tensor, keys: torch.Tensor,
-                        mask: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
+    def _softmax_attend(self, s_prev: torch.Tensor, states: torch.Tensor,
+                        keys: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         e = torch.tanh((s_prev @ self.W_a.T)[:, None, :] + keys) @ self.v_a
-        if mask is not None:
-            e = e.masked_fill(~mask, float("-inf"))
         alpha = torch.softmax(e, dim=1)
         # one batched matrix product instead of a broadcast multiply and a sum (fewer graph nodes)
         return torch.bmm(alpha[:, None, :], states)[:, 0], alpha
@@ -242,9 +240,12 @@ class AttentiveRNN(nn.Module):
         -------
         s : Tensor, shape (B, T, n)
         h : list of Tensor, each (B, n)
-            The hidden states (graph nodes: gradients with respect to them are available).
+            The hidden states (graph nodes: gradients with respect to them are available; with
+            relevancy attention, gradients of functions of ``s`` only).
         trace : Trace or None
         """
+        if isinstance(self.attention, RelevancyAttention):
+            return self._relevancy_forward(x, delta, delta_index, trace)
         B, T, _ = x.shape
         n = self.hidden_size
         a_h, b_c = self.mix
@@ -258,14 +259,6 @@ class AttentiveRNN(nn.Module):
         keys: list[torch.Tensor] = []
         ss, pres, attended, alphas = [], [], [], []
         running = x.new_zeros(B, n)
-        if isinstance(att, RelevancyAttention):
-            mem = x.new_zeros(B, att.rho, n)
-            mem_keys = x.new_zeros(B, att.rho, n)
-            rel_idx = torch.full((B, att.rho), -1, dtype=torch.long, device=x.device)
-            rel_score = torch.full((B, att.rho), float("-inf"), dtype=x.dtype, device=x.device)
-            # relevance: attention received while in the buffer (detached, as in the authors' code)
-            acc = x.new_zeros(B, T)
-            buffer_mask = torch.ones(B, att.nu, dtype=torch.bool, device=x.device)
         for m in range(T):
             pre = s_prev @ self.V.T + drive[m]
             h = self.phi(pre)
@@ -283,44 +276,17 @@ class AttentiveRNN(nn.Module):
                 c = running / (m + 1)
                 idx = list(range(m + 1))
             elif att == "full":
-                c, weights = self._softmax_attend(s_prev, torch.stack(hs, 1), torch.stack(keys, 1), None)
+                c, weights = self._softmax_attend(s_prev, torch.stack(hs, 1), torch.stack(keys, 1))
                 idx = list(range(m + 1))
-            elif isinstance(att, SparseAttention):
+            else:
                 idx = att.attended(m)
                 c = torch.stack([hs[i] for i in idx], 1).mean(1)
-            else:
-                lo = max(0, m - att.nu + 1)
-                buf = torch.stack(hs[lo:], 1)
-                states = torch.cat([buf, mem], 1)
-                k_all = torch.cat([torch.stack(keys[lo:], 1), mem_keys], 1)
-                mask = torch.cat([buffer_mask[:, : m + 1 - lo], rel_idx >= 0], 1)
-                c, weights = self._softmax_attend(s_prev, states, k_all, mask)
-                acc[:, lo: m + 1] += weights[:, : m + 1 - lo].detach()
-                if trace:
-                    # host copies only when tracing: on a GPU each one is a synchronisation
-                    valid0 = (rel_idx[0] >= 0).cpu().numpy()
-                    idx = list(range(lo, m + 1)) + rel_idx[0].cpu().numpy()[valid0].tolist()
-                    w0 = weights[0].detach().cpu().numpy()
-                    weights_trace = np.concatenate([w0[: m + 1 - lo], w0[m + 1 - lo:][valid0]])
-                leaving = m - att.nu + 1
-                if leaving >= 0 and att.rho > 0:
-                    # the oldest buffer state leaves: it enters the relevant set if there is
-                    # room, else replaces the lowest-scoring member if it scored higher
-                    low, slot = rel_score.min(1)
-                    score = acc[:, leaving]
-                    put = torch.nn.functional.one_hot(slot, att.rho).bool() & (score > low)[:, None]
-                    mem = torch.where(put[..., None], hs[leaving][:, None, :], mem)
-                    mem_keys = torch.where(put[..., None], keys[leaving][:, None, :], mem_keys)
-                    rel_idx = torch.where(put, torch.full_like(rel_idx, leaving), rel_idx)
-                    rel_score = torch.where(put, score[:, None].expand_as(rel_score), rel_score)
             s = h if c is None else a_h * h + b_c * c
             ss.append(s)
             if trace:
                 pres.append(pre[0].detach().cpu().numpy())
                 attended.append(np.asarray(idx, dtype=np.int64))
-                if isinstance(att, RelevancyAttention):
-                    alphas.append(weights_trace)
-                elif weights is not None:
+                if weights is not None:
                     alphas.append(weights[0].detach().cpu().numpy())
                 elif c is None:
                     alphas.append(np.zeros(1))
@@ -334,6 +300,31 @@ class AttentiveRNN(nn.Module):
                        s=s_all[0].detach().cpu().numpy().astype(np.float64),
                        pre=np.array(pres, dtype=np.float64), attended=attended, alpha=alphas)
         return s_all, hs, tr
+
+    def _relevancy_forward(self, x: torch.Tensor, delta: torch.Tensor | None, delta_index: int,
+                           trace: bool) -> tuple[torch.Tensor, list[torch.Tensor], Trace | None]:
+        """:meth:`forward` for relevancy attention: one compiled scan over time with a
+        hand-written backward pass (:mod:`seqmi.models._relevancy`), an order of magnitude
+        faster than recording every step's operations for autograd; same numbers to float
+        rounding."""
+        # imported here so that importing this module does not import numba
+        from seqmi.models._relevancy import relevancy_recurrence
+
+        att = self.attention
+        # time first, so that each step's drive and states are contiguous
+        drive = x.transpose(0, 1) @ self.U.T + self.b
+        # both combine choices weight h and c equally: s = w (h + c)
+        weight = self.mix[0]
+        s, hs, rows = relevancy_recurrence(drive, self.V, self.W_a, self.U_a, self.v_a, att.nu, att.rho, weight,
+                                           self.nonlinearity == "tanh", delta, delta_index, trace)
+        s = s.transpose(0, 1)
+        tr = None
+        if trace:
+            tr = Trace(h=torch.stack([h[0] for h in hs]).detach().cpu().numpy().astype(np.float64),
+                       s=s[0].detach().cpu().numpy().astype(np.float64),
+                       pre=np.array(rows.pre, dtype=np.float64), attended=rows.attended,
+                       alpha=rows.alpha)
+        return s, hs, tr
 
 
 def autograd_jacobians(model: AttentiveRNN, x: NDArray[np.float64] | torch.Tensor, t: int) -> NDArray[np.float64]:
