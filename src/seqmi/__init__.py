@@ -6,6 +6,7 @@ The shared package of the executable book. Subpackages:
 - :mod:`seqmi.data`: generators of sequences with known statistics.
 - :mod:`seqmi.theory`: exact (closed-form or symbolic) results to check against.
 - :mod:`seqmi.models`: neural sequence models.
+- :mod:`seqmi.train`: the one training loop; :mod:`seqmi.family`: models trained together.
 - :mod:`seqmi.report`: chapter results, claims tables and reference runs.
 - :mod:`seqmi.book`: the command line that executes and builds the book.
 """
