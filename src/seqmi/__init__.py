@@ -42,8 +42,11 @@ Models (:mod:`seqmi.models`)
     - :mod:`seqmi.models.attentive_rnn`: self-attentive RNNs (RelRNN) and task training.
 
 Training and sweeps
-    - :mod:`seqmi.train`: the one training loop (:func:`seqmi.train.fit`), model
-      families trained together, checkpoints and resume.
+    - :mod:`seqmi.train`: the one training loop (:func:`seqmi.train.fit`), restarts and
+      configurations trained together (:func:`seqmi.train.train_family`), checkpoints
+      and resume.
+    - :mod:`seqmi.family`: which runs share one family, and the batched recurrence that
+      computes all members of a vanilla-RNN family at once.
     - :mod:`seqmi.sweep`: the sweep engine (:func:`seqmi.sweep.run_sweep`): cached,
       resumable, budgeted, in-process or on Dask.
     - :mod:`seqmi.experiments`: the chapters' sweep points and runs, one module per

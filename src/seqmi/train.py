@@ -13,14 +13,17 @@ is a configuration of it:
   schedule and data order; a member that stops is frozen while the others go on.
 
 :func:`train` and :func:`train_family` fit autoregressive models
-(:mod:`seqmi.models.lm`) by maximum likelihood with the recipe of Shen 2019, App. E:
+(:mod:`seqmi.models.lm`) by maximum likelihood. :func:`train_family` takes several
+configs (seeds, learning rates, restarts) and trains the runs of one architecture
+together, as one family (:mod:`seqmi.family`): each ends with the weights it would have
+had alone. The recipe is that of Shen 2019, App. E:
 
 - optimizer RMSprop (RNNs) or Adam/AdamW (Transformers), gradient-norm clipping;
 - learning rate: linear warmup then cosine annealing down to ``min_lr_ratio`` times the
   peak (the paper's Transformers anneal to 1/32), or constant (the paper's RNNs);
 - early stopping when the validation loss has not improved for ``patience`` epochs
   (paper: 5), and ``restarts`` independent runs (paper: 5) of which the one with the
-  lowest validation loss is kept;
+  lowest validation loss is kept (the restarts train as one family);
 - bf16 autocast on CUDA for models that declare ``amp_safe`` (Transformers), float32
   otherwise;
 - a checkpoint after every epoch holding everything the loop's future depends on
@@ -58,6 +61,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from seqmi.device import DeviceLike, resolve_device
+from seqmi.family import RecurrentFamily, family_key
 from seqmi.models.lm import sequence_loss
 from seqmi.rng import child_seed
 from seqmi.validate import check_choice, check_float, check_int
@@ -628,7 +632,7 @@ class _StreamLoss:
 
 
 def language_model_task(data: Sequences | Stream, batch_size: int, device: DeviceLike = "cpu",
-                        amp: bool = False) -> Task:
+                        amp: bool = False, family: Any = None) -> Task:
     """The :class:`Task` of :func:`train`: next-token cross-entropy, validation loss after every epoch.
 
     Parameters
@@ -642,6 +646,8 @@ def language_model_task(data: Sequences | Stream, batch_size: int, device: Devic
     device : str or torch.device
     amp : bool
         bf16 autocast of the validation pass.
+    family : object, optional
+        Batched losses of several members (:class:`seqmi.family.RecurrentFamily`).
 
     Returns
     -------
@@ -676,7 +682,7 @@ def language_model_task(data: Sequences | Stream, batch_size: int, device: Devic
 
         loss = _StreamLoss()
         batches = Batches(_steps_per_epoch(data, batch_size), stream_epoch)
-    return Task(batches, loss, evaluate=lambda model: evaluate(model, data, device, amp=amp))
+    return Task(batches, loss, evaluate=lambda model: evaluate(model, data, device, amp=amp), family=family)
 
 
 def _save_atomic(payload: dict[str, Any], path: Path) -> None:
@@ -708,8 +714,14 @@ def train_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.
                  on_epoch_end: Callable[[dict[str, Any]], None] | None = None) -> list[TrainResult]:
     """Train every restart of every config, and return each config's best model.
 
-    Restart ``r`` of config ``c`` is built under its own seed, shuffles the data with its
-    own generator and follows its own stop rule, exactly as it would alone.
+    Restart ``r`` of config ``c`` is built under its own seed (:func:`init_seed`),
+    shuffles the data with its own generator (:func:`order_rng`) and follows its own stop
+    rule. Runs whose models share an architecture (equal
+    :func:`seqmi.family.family_key`), a batch size and autocast train together as one
+    family in lockstep (:func:`fit`); a member that stops is frozen while the others go
+    on. Each run ends with the weights it would have had alone: bit for bit on CPU (see
+    :mod:`seqmi.family`). Other runs (streams, models with dropout or of other classes)
+    train one after another.
 
     Parameters
     ----------
@@ -726,7 +738,7 @@ def train_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.
     log_path : path, optional
         JSON-lines file receiving one record per model and epoch (appended).
     progress : bool
-        Show a tqdm bar per run.
+        Show a tqdm bar per family (or lone run).
     on_epoch_end : callable, optional
         Called with each epoch's log record (keys ``config`` and ``restart`` added) after
         the checkpoint is written (an exception raised there interrupts the run with a
@@ -744,13 +756,15 @@ def train_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.
     if len(makers) != len(configs):
         raise ValueError(f"got {len(makers)} model builders for {len(configs)} configs")
     device = resolve_device(device)
-    amps = []
+    amps, keys = [], []
     for maker, config in zip(makers, configs):
         probe = maker()
         amp = bool(config.amp if config.amp is not None else device.type == "cuda")
         amps.append(amp and device.type == "cuda" and bool(getattr(probe, "amp_safe", False)))
         if isinstance(data, Stream) and not hasattr(probe, "forward_with_state"):
             raise ValueError("Stream data (truncated BPTT) needs a recurrent model with forward_with_state")
+        key = family_key(probe, isinstance(data, Sequences), device)
+        keys.append(None if key is None else (key, config.batch_size, amps[-1]))
         del probe
     ckpt_path = Path(checkpoint_dir) / CHECKPOINT_FILE if checkpoint_dir is not None else None
     if ckpt_path is not None:
@@ -759,7 +773,17 @@ def train_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.
     if log_file is not None:
         log_file.parent.mkdir(parents=True, exist_ok=True)
     start_time = time.perf_counter()
-    groups = [[(c, r)] for c, config in enumerate(configs) for r in range(config.restarts)]
+    groups: list[list[tuple[int, int]]] = []
+    by_key: dict[Any, list[tuple[int, int]]] = {}
+    for c, config in enumerate(configs):
+        for r in range(config.restarts):
+            if keys[c] is None:
+                groups.append([(c, r)])
+            elif keys[c] in by_key:
+                by_key[keys[c]].append((c, r))
+            else:
+                by_key[keys[c]] = [(c, r)]
+                groups.append(by_key[keys[c]])
 
     state: dict[str, Any] | None = None
     config_dicts = [asdict(c) for c in configs]
@@ -774,7 +798,9 @@ def train_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.
         if all(key in finished for key in group):
             continue
         c0 = group[0][0]
-        task = language_model_task(data, configs[c0].batch_size, device, amps[c0])
+        batched = keys[c0] is not None and keys[c0][0][0] == "recurrent"
+        task = language_model_task(data, configs[c0].batch_size, device, amps[c0],
+                                   family=RecurrentFamily(data.valid, device) if batched else None)
         members = []
         for c, r in group:
             torch.manual_seed(init_seed(configs[c], r))
@@ -803,7 +829,7 @@ def train_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.
                     on_epoch_end(record)
 
         fit(members, task, device=device, amp=amps[c0], progress=progress, on_epoch_end=checkpoint,
-            desc=" ".join(f"run {r + 1}/{configs[c].restarts}" for c, r in group))
+            desc=f"run {group[0][1] + 1}/{configs[c0].restarts}" if len(group) == 1 else f"{len(group)} runs")
         for (c, r), m in zip(group, members):
             summary = {"best": m.best, "best_state": m.best_state, "epochs": m.epoch, "tokens": m.tokens,
                        "busy_s": m.busy_s, "step_losses": m.step_losses, "eval_steps": m.eval_steps,
