@@ -82,9 +82,9 @@ def family_key(model: nn.Module, sequences: bool, device: torch.device) -> Hasha
     Returns
     -------
     hashable or None
-        ``("recurrent", ...)`` for a plain vanilla-RNN :class:`RNNLM` on the CPU (losses
+        ``("recurrent", ...)`` for a plain vanilla-RNN :class:`~seqmi.models.lm.RNNLM` on the CPU (losses
         of all members at once, :class:`RecurrentFamily`); ``("each", ...)`` for another
-        :class:`RNNLM` or :class:`TransformerLM` without hooks or dropout (each member's
+        :class:`~seqmi.models.lm.RNNLM` or :class:`~seqmi.models.lm.TransformerLM` without hooks or dropout (each member's
         own forward pass); ``None`` otherwise (other classes, hooks, dropout, streams).
         Keys differ for different parameter shapes: families group members of one width.
     """
@@ -96,7 +96,7 @@ def family_key(model: nn.Module, sequences: bool, device: torch.device) -> Hasha
 
 
 def padded_batch(batch: int, hidden: int) -> int:
-    """The smallest ``Bp >= batch`` with ``Bp * hidden`` a multiple of :data:`SLAB`."""
+    """The smallest ``Bp >= batch`` with ``Bp * hidden`` a multiple of ``SLAB``."""
     bp = batch
     while (bp * hidden) % SLAB:
         bp += 1
@@ -212,9 +212,9 @@ class Recurrence(torch.autograd.Function):
 
 
 class RecurrentFamily:
-    """The next-token losses of ``K`` vanilla-RNN :class:`RNNLM` members of one architecture, computed together.
+    """The next-token losses of ``K`` vanilla-RNN :class:`~seqmi.models.lm.RNNLM` members of one architecture, computed together.
 
-    The object :attr:`seqmi.train.Task.family` expects: :meth:`losses` for a step,
+    The object ``seqmi.train.Task.family`` expects: :meth:`losses` for a step,
     :meth:`evaluate` for the validation loss.
 
     Parameters

@@ -16,7 +16,7 @@ from matplotlib.axes import Axes
 from matplotlib.ticker import MaxNLocator
 from numpy.typing import ArrayLike
 
-#: Upper end of a plotted interval: an unbounded fit's would stretch the axis to nothing.
+#: The upper end of a plotted interval (an unbounded fit's would stretch the axis to nothing).
 XI_CEILING = 1e6
 
 

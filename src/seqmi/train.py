@@ -364,7 +364,7 @@ class Member:
         Already on its device.
     config : TrainConfig
     rng : numpy.random.Generator
-        The member's data order (passed to :attr:`Batches.epoch`).
+        The member's data order (passed to ``Batches.epoch``).
     task : Task
         Supplies the epoch length and any schedule override.
 

@@ -44,9 +44,9 @@ from seqmi.sweep import current_budget
 from seqmi.train import Sequences, Stream, TrainConfig, train_family
 from seqmi.validate import check_choice, check_int
 
-#: A trained model of a sweep: ``(kind, width, depth)``.
+#: A trained model of a sweep, ``(kind, width, depth)``.
 Model = tuple[str, int, int]
-#: A sweep point: ``(kind, widths, depth)``, the models of one kind and depth.
+#: A sweep point, ``(kind, widths, depth)``, the models of one kind and depth.
 Family = tuple[str, tuple[int, ...], int]
 
 BINARY_KINDS = ("rnn", "lstm", "transformer")
@@ -305,7 +305,7 @@ def binary_point(point: Family, checkpoint_dir: str | None, settings: BinarySett
     Parameters
     ----------
     point : (kind, widths, depth)
-        ``kind`` in :data:`BINARY_KINDS`.
+        ``kind`` in ``BINARY_KINDS``.
     checkpoint_dir : str or None
         The family's training checkpoints; a family stopped by the sweep's budget resumes
         from them.
@@ -573,7 +573,7 @@ def char_point(point: Family, checkpoint_dir: str | None, settings: CharSettings
     Parameters
     ----------
     point : (kind, widths, depth)
-        ``kind`` in :data:`CHAR_KINDS`.
+        ``kind`` in ``CHAR_KINDS``.
     checkpoint_dir : str or None
         The family's training checkpoints.
     settings : CharSettings
@@ -582,7 +582,7 @@ def char_point(point: Family, checkpoint_dir: str | None, settings: CharSettings
     -------
     dict
         :func:`run_family`'s record: per width, the character-level ``I(tau)`` of
-        ``generate`` characters and the first :data:`HEAD_CHARS` of them.
+        ``generate`` characters and the first ``HEAD_CHARS`` of them.
     """
     _check_family(point, CHAR_KINDS)
     return _text_family(point, "char", char_model, char_data(point[0], settings), char_config, settings,
@@ -595,7 +595,7 @@ def word_point(point: Family, checkpoint_dir: str | None, settings: WordSettings
     Parameters
     ----------
     point : (kind, widths, depth)
-        ``kind`` in :data:`WORD_KINDS`.
+        ``kind`` in ``WORD_KINDS``.
     checkpoint_dir : str or None
         The family's training checkpoints.
     settings : WordSettings

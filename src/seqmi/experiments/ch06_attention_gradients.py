@@ -41,7 +41,7 @@ TASK_NU = {"copy": 10, "denoise": 15}
 RHO = 15
 #: Input tokens (blank, 8 labels, delimiter) and output classes (blank, 8 labels) of both tasks.
 N_IN, N_OUT = 10, 9
-#: Attentive kinds: the ones whose attention on the symbol states can be read.
+#: The attentive kinds, whose attention on the symbol states can be read.
 ATTENTIVE = ("relrnn", "full")
 #: Recall accuracy at which a run on Copy stops (Table 5 reports 100%).
 TARGET = 0.99
