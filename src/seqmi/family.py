@@ -48,7 +48,9 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from seqmi.device import DeviceLike, resolve_device
 from seqmi.models.lm import RNNLM, TransformerLM
+from seqmi.validate import check_int
 
 SLAB = 64  # floats: a multiple of every CPU vector loop's stride (2 x 16 floats with AVX-512)
 
@@ -67,7 +69,7 @@ def _draws_randomness(model: nn.Module) -> bool:
         isinstance(m, nn.RNNBase) and m.dropout > 0 for m in model.modules())
 
 
-def family_key(model: nn.Module, sequences: bool, device: torch.device) -> Hashable | None:
+def family_key(model: nn.Module, sequences: bool, device: DeviceLike = "cpu") -> Hashable | None:
     """Members with equal keys can be trained together in one lockstep family; ``None``: only alone.
 
     Parameters
@@ -77,7 +79,8 @@ def family_key(model: nn.Module, sequences: bool, device: torch.device) -> Hasha
     sequences : bool
         Whether the data are independent sequences (:class:`seqmi.train.Sequences`); a
         stream read with a carried state is trained one model at a time.
-    device : torch.device
+    device : str or torch.device
+        Where the family trains (``"auto" | "cpu" | "cuda" | torch.device``).
 
     Returns
     -------
@@ -90,7 +93,7 @@ def family_key(model: nn.Module, sequences: bool, device: torch.device) -> Hasha
     """
     if not sequences or type(model) not in (RNNLM, TransformerLM) or _hooked(model) or _draws_randomness(model):
         return None
-    if type(model) is RNNLM and model.cell == "rnn" and device.type == "cpu":
+    if type(model) is RNNLM and model.cell == "rnn" and resolve_device(device).type == "cpu":
         return ("recurrent", model.tie_weights, _shapes(model))
     return ("each", type(model).__name__, _shapes(model))
 
@@ -221,14 +224,15 @@ class RecurrentFamily:
     ----------
     valid : ndarray of int, shape (n, L)
         Validation sequences (read from the start token, like :func:`seqmi.train.evaluate`).
-    device : torch.device
+    device : str or torch.device
+        Where the validation rows go (``"auto" | "cpu" | "cuda" | torch.device``).
     batch_size : int
         Validation rows per pass.
     """
 
-    def __init__(self, valid: np.ndarray, device: torch.device, batch_size: int = 256) -> None:
+    def __init__(self, valid: np.ndarray, device: DeviceLike = "cpu", batch_size: int = 256) -> None:
         self.valid = torch.as_tensor(np.asarray(valid, dtype=np.int64))
-        self.device, self.batch_size = device, batch_size
+        self.device, self.batch_size = resolve_device(device), check_int("batch_size", batch_size, 1)
 
     @staticmethod
     def _log_probs(models: Sequence[RNNLM], tokens: torch.Tensor) -> torch.Tensor:
