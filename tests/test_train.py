@@ -271,3 +271,13 @@ def test_train_follows_the_reference_loop_bit_for_bit(case):
     assert [h["val_loss"] for h in sorted(result.history, key=lambda h: (h["restart"], h["epoch"]))] == history
     # the global generator is left as the reference left it: later draws of a chapter stay put
     assert torch.equal(torch.get_rng_state(), reference_rng)
+
+
+def test_stop_rules_target_and_time_budget():
+    # the validation loss starts near ln 2 = 0.69: a target of 1.0 is reached at the first evaluation
+    result = train(make_lstm, DATA, TrainConfig(max_epochs=5, restarts=1, target=1.0), progress=False)
+    assert result.epochs == [1] and result.steps_to_target == 2  # 64 rows, batches of 50
+    # a budget of a nanosecond ends the run after its first step, evaluated, with a model to return
+    config = TrainConfig(max_epochs=5, restarts=1, time_budget_s=1e-9)
+    result = train(make_lstm, DATA, config, progress=False)
+    assert result.epochs == [1] and len(result.step_losses) == 1 and result.eval_steps.tolist() == [1]

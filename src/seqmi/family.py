@@ -28,8 +28,8 @@ What is batched, and why (measured on 2 CPU cores, chapter 03's binary task, see
 Members keep their numbers whatever the family: bit for bit on CPU, with one or two
 threads (tested). With their own forward passes this holds by construction. The batched
 recurrence gets there by computing everything that sums over a whole batch member by
-member (input table, output layer, each member's mean), by giving a lone member's
-batched products a second, identical slice (so that torch takes the same BLAS path for
+member (input table, output layer, each member's mean) on 64-byte-aligned operands, by
+giving a lone member a twin in the recurrence (so that torch takes the same BLAS path for
 one member as for several), and by storing each member's batch rows in a slab of
 ``Bp * H`` numbers with ``Bp >= B`` chosen so that ``Bp * H`` is a multiple of 64: the
 vectorised loops of the elementwise operations, and the split of a large one between
@@ -48,7 +48,9 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from seqmi.device import DeviceLike, resolve_device
 from seqmi.models.lm import RNNLM, TransformerLM
+from seqmi.validate import check_int
 
 SLAB = 64  # floats: a multiple of every CPU vector loop's stride (2 x 16 floats with AVX-512)
 
@@ -67,7 +69,7 @@ def _draws_randomness(model: nn.Module) -> bool:
         isinstance(m, nn.RNNBase) and m.dropout > 0 for m in model.modules())
 
 
-def family_key(model: nn.Module, sequences: bool, device: torch.device) -> Hashable | None:
+def family_key(model: nn.Module, sequences: bool, device: DeviceLike = "cpu") -> Hashable | None:
     """Members with equal keys can be trained together in one lockstep family; ``None``: only alone.
 
     Parameters
@@ -77,7 +79,8 @@ def family_key(model: nn.Module, sequences: bool, device: torch.device) -> Hasha
     sequences : bool
         Whether the data are independent sequences (:class:`seqmi.train.Sequences`); a
         stream read with a carried state is trained one model at a time.
-    device : torch.device
+    device : str or torch.device
+        Where the family trains (``"auto" | "cpu" | "cuda" | torch.device``).
 
     Returns
     -------
@@ -90,7 +93,7 @@ def family_key(model: nn.Module, sequences: bool, device: torch.device) -> Hasha
     """
     if not sequences or type(model) not in (RNNLM, TransformerLM) or _hooked(model) or _draws_randomness(model):
         return None
-    if type(model) is RNNLM and model.cell == "rnn" and device.type == "cpu":
+    if type(model) is RNNLM and model.cell == "rnn" and resolve_device(device).type == "cpu":
         return ("recurrent", model.tie_weights, _shapes(model))
     return ("each", type(model).__name__, _shapes(model))
 
@@ -104,22 +107,16 @@ def padded_batch(batch: int, hidden: int) -> int:
 
 
 def _bmm(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor | None = None) -> torch.Tensor:
-    """``c + a @ b`` (or ``a @ b``) over the leading member dimension, rounded alike for any number of members.
+    """``c + a @ b`` (or ``a @ b``) over the leading member dimension, on contiguous operands.
 
     The BLAS kernel a product takes depends on its operands' layout and, with several
     CPU threads, on the batch: torch computes a batch of two or more slices one per
     thread but a batch of one as a single multithreaded product, which sums in another
-    order. So the operands are made contiguous, and a lone slice is given a second,
-    identical one (its gradient is zero, and adding zero is exact).
+    order. Contiguous operands fix the layout; :func:`_recurrence` never passes a batch
+    of one.
     """
     a, b = a.contiguous(), b.contiguous()
-    c = None if c is None else c.contiguous()
-    single = a.shape[0] == 1
-    if single:
-        a, b = a.repeat(2, 1, 1), b.repeat(2, 1, 1)
-        c = None if c is None else c.repeat(2, 1, 1)
-    out = torch.bmm(a, b) if c is None else torch.baddbmm(c, a, b)
-    return out[:1] if single else out
+    return torch.bmm(a, b) if c is None else torch.baddbmm(c.contiguous(), a, b)
 
 
 def _aligned(x: torch.Tensor) -> torch.Tensor:
@@ -211,6 +208,21 @@ class Recurrence(torch.autograd.Function):
         return dinputs, dw, None
 
 
+def _recurrence(inputs: torch.Tensor, w: torch.Tensor, symbols: torch.Tensor | None = None) -> torch.Tensor:
+    """:class:`Recurrence` for any number of members; a lone member runs with a twin.
+
+    The twin makes every batched product of the recurrence a batch of two, as in a
+    family (see :func:`_bmm`); its outputs are dropped, so its gradients are zero and
+    add nothing.
+    """
+    if w.shape[0] > 1:
+        return Recurrence.apply(inputs, w, symbols)
+    member = 1 if symbols is None else 0
+    twin_inputs = torch.cat([inputs, inputs], member)
+    twin_symbols = None if symbols is None else torch.cat([symbols, symbols], 1)
+    return Recurrence.apply(twin_inputs, torch.cat([w, w]), twin_symbols)[:, :1]
+
+
 class RecurrentFamily:
     """The next-token losses of ``K`` vanilla-RNN :class:`~seqmi.models.lm.RNNLM` members of one architecture, computed together.
 
@@ -221,14 +233,15 @@ class RecurrentFamily:
     ----------
     valid : ndarray of int, shape (n, L)
         Validation sequences (read from the start token, like :func:`seqmi.train.evaluate`).
-    device : torch.device
+    device : str or torch.device
+        Where the validation rows go (``"auto" | "cpu" | "cuda" | torch.device``).
     batch_size : int
         Validation rows per pass.
     """
 
-    def __init__(self, valid: np.ndarray, device: torch.device, batch_size: int = 256) -> None:
+    def __init__(self, valid: np.ndarray, device: DeviceLike = "cpu", batch_size: int = 256) -> None:
         self.valid = torch.as_tensor(np.asarray(valid, dtype=np.int64))
-        self.device, self.batch_size = device, batch_size
+        self.device, self.batch_size = resolve_device(device), check_int("batch_size", batch_size, 1)
 
     @staticmethod
     def _log_probs(models: Sequence[RNNLM], tokens: torch.Tensor) -> torch.Tensor:
@@ -260,11 +273,11 @@ class RecurrentFamily:
         table = F.pad(table, (0, 1))  # (K, H, V + 2)
         inputs = torch.cat([torch.full((K, B, 1), first.bos, dtype=tokens.dtype, device=device), tokens[:, :, :-1]], 2)
         symbols = F.pad(inputs.permute(2, 0, 1), (0, Bp - B), value=V + 1).contiguous()  # (L, K, Bp)
-        hs = Recurrence.apply(table, torch.stack([r.weight_hh_l0 for r in rnn]), symbols)  # (L, K, H, Bp)
+        hs = _recurrence(table, torch.stack([r.weight_hh_l0 for r in rnn]), symbols)  # (L, K, H, Bp)
         for layer in range(1, first.depth):
             proj = _each_mm(input_weights(layer), torch.cat([hs.permute(1, 2, 0, 3).reshape(K, H, L * Bp), ones], 1))
-            hs = Recurrence.apply(proj.view(K, H, L, Bp).permute(2, 0, 1, 3).contiguous(),
-                                  torch.stack([getattr(r, f"weight_hh_l{layer}") for r in rnn]))
+            hs = _recurrence(proj.view(K, H, L, Bp).permute(2, 0, 1, 3).contiguous(),
+                             torch.stack([getattr(r, f"weight_hh_l{layer}") for r in rnn]))
         head = torch.stack([torch.cat([m.embed.weight[:V] if m.tie_weights else m.head.weight, m.head.bias[:, None]], 1)
                             for m in models])  # (K, V, H + 1)
         logits = _each_mm(head, torch.cat([hs.permute(1, 2, 0, 3).reshape(K, H, L * Bp), ones], 1))  # (K, V, L Bp)

@@ -441,6 +441,8 @@ class Member:
             self.bad += 1
             if self.config.schedule == "plateau":
                 self.cut()
+        if self.stopped is not None:
+            return
         target = self.config.target
         if target is not None and ((value <= target) if task.mode == "min" else (value >= target)):
             self.stopped, self.steps_to_target = "target", self.step
@@ -527,7 +529,9 @@ def fit(members: Sequence[Member], task: Task, *, device: DeviceLike = "cpu", am
                 if m.stopped is None and m.config.time_budget_s and time.perf_counter() - start >= m.config.time_budget_s:
                     m.stopped = "time"
             running = [m for m in running if m.stopped is None]
-        due = [m for m in running if not m.config.eval_every] if task.evaluate is not None else []
+        # a run stopped by its time budget is still evaluated: the epoch's steps count
+        due = [m for m in active if not m.config.eval_every and m.stopped in (None, "time")] \
+            if task.evaluate is not None else []
         values = dict(zip(map(id, due), task.evaluations([m.model for m in due]))) if due else {}
         records = []
         for m in active:
