@@ -23,7 +23,7 @@ def _box_root(tmp_path: Path) -> Path:
     root = tmp_path / "root"
     (root / "notebooks").mkdir(parents=True)
     shutil.copy2(book.chapter_path(ROOT, CHAPTERS[0]), root / "notebooks" / f"{CHAPTERS[0]}.md")
-    (root / "notebooks" / "profiles.yml").write_text("full: {}\nreference: {}\n")
+    (root / "notebooks" / "profiles.yml").write_text(f"full: {{{CHAPTERS[0]}: {{}}}}\nreference: {{{CHAPTERS[0]}: {{}}}}\n")
     runs = {root / "_build" / "quick" / "artifacts": {"wall_s": 12.3, "device": "cpu", "date": "2026-01-02"},
             root / "results" / "full": {"wall_s": 840.0, "device": "cuda (NVIDIA H100)", "date": "2026-01-01"}}
     for folder, prov in runs.items():
@@ -37,12 +37,12 @@ def test_run_box_reads_profiles_and_recorded_runs(tmp_path):
     box = book.run_box(root, CHAPTERS[0], "quick")
     rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:-1]]
             for line in box.splitlines() if line.startswith("| ") and "---" not in line}
-    assert list(rows) == ["profile", "quick", "full", "reference"]
+    assert list(rows) == ["profile", "quick", "reference", "full"]
     short = CHAPTERS[0][:2]
     assert rows["quick"] == [f"`python -m seqmi.book execute --profile quick --only {short}`",
                              "12 s on cpu (x86_64, 2 CPU cores), 2026-01-02", "no"]
     assert rows["full"][1:] == ["14 min on cuda (NVIDIA H100) (x86_64, 2 CPU cores), 2026-01-01", "yes"]
-    assert rows["reference"][1:] == ["not recorded", "unknown: plan for one"]
+    assert rows["reference"][1:] == ["not recorded", "no"]  # sized for two CPU cores
     # building the full book: its own run comes from this build, quick is then not recorded
     (root / "_build" / "full" / "artifacts" / CHAPTERS[0]).mkdir(parents=True)
     full_box = book.run_box(root, CHAPTERS[0], "full")

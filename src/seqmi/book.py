@@ -3,9 +3,9 @@
 Usage (from the book root, the folder holding ``_toc.yml``)::
 
     python -m seqmi.book list
-    python -m seqmi.book execute --profile quick|full [--only ID ...] [-p NAME VALUE ...] [-y YAML]
-    python -m seqmi.book build   --profile quick|full
-    python -m seqmi.book record  --profile full [--only ID ...]
+    python -m seqmi.book execute --profile quick|reference|full [--only ID ...] [-p NAME VALUE ...] [-y YAML]
+    python -m seqmi.book build   --profile quick|reference|full
+    python -m seqmi.book record  --profile reference|full [--only ID ...]
     python -m seqmi.book mathjax [--tarball PATH]
 
 Chapters are the ``notebooks/*`` entries of ``_toc.yml``, jupytext MyST markdown files.
@@ -48,7 +48,11 @@ import yaml
 from seqmi.claims import scoreboard
 from seqmi.report import PROFILE_ENV, PROVENANCE_FILE, RESULTS_FILE, ROOT_ENV
 
-PROFILES = ("quick", "full")
+# quick: the parameters cells, for CI and laptops; reference: sized to decide the
+# trained-model claims on 2 CPU cores; full: the papers' scale, on one GPU
+PROFILES = ("quick", "reference", "full")
+# profiles sized for CPUs (the others for one GPU, until a recorded run shows otherwise)
+CPU_PROFILES = ("quick", "reference")
 PROFILES_FILE = Path("notebooks") / "profiles.yml"
 MATHJAX_VERSION = "3.2.2"
 MATHJAX_URL = f"https://registry.npmjs.org/mathjax/-/mathjax-{MATHJAX_VERSION}.tgz"
@@ -345,7 +349,7 @@ def execute(root: Path, profile: str, only: list[str] | None = None,
     ----------
     root : Path
         The book root.
-    profile : {"quick", "full"}
+    profile : {"quick", "reference", "full"}
         Parameter profile.
     only : list of str, optional
         Chapter ids or ``NN`` prefixes; all chapters when empty.
@@ -492,7 +496,8 @@ def stage(root: Path, profile: str, out: Path | None = None, only: list[str] | N
 def run_box(root: Path, chapter: str, profile: str, out: Path | None = None) -> str:
     """The chapter's "Run this chapter" box, as MyST Markdown, from recorded data only.
 
-    One row per profile (quick, then those of ``notebooks/profiles.yml``): the command,
+    One row per profile that sizes the chapter (quick, then those of
+    ``notebooks/profiles.yml`` that name it, in ``PROFILES`` order): the command,
     the wall time and device of a recorded run, and whether a GPU was needed. The
     profile being built reads this build's ``provenance.json`` (under ``out``); the
     others read ``results/<profile>/<chapter>/provenance.json``.
@@ -512,7 +517,7 @@ def run_box(root: Path, chapter: str, profile: str, out: Path | None = None) -> 
     table = yaml.safe_load((root / PROFILES_FILE).read_text()) or {}
     short = chapter.split("_", 1)[0]
     rows = ["| profile | command | recorded run | GPU |", "| --- | --- | --- | --- |"]
-    for name in ["quick", *[p for p in table if p != "quick"]]:
+    for name in [p for p in PROFILES if p == "quick" or chapter in (table.get(p) or {})]:
         command = f"`python -m seqmi.book execute --profile {name} --only {short}`"
         folder = out / "artifacts" / chapter if name == profile else root / "results" / name / chapter
         prov_path = folder / PROVENANCE_FILE
@@ -542,9 +547,7 @@ def _recorded(prov: dict[str, Any] | None) -> str:
 
 def _needs_gpu(profile: str, prov: dict[str, Any] | None) -> str:
     if prov is None:
-        # the quick profile is sized for two CPU cores (the parameters cell); the others
-        # for one GPU (profiles.yml), until a run shows otherwise
-        return "no" if profile == "quick" else "unknown: plan for one"
+        return "no" if profile in CPU_PROFILES else "unknown: plan for one"
     return "yes" if str(prov.get("device", "cpu")).startswith("cuda") else "no"
 
 
