@@ -17,8 +17,13 @@ from seqmi.claims import Claim, binomial_ci, decide, exact, illustration, profil
 TARGET = 0.99  # Table 5 reports 100%; we ask for 99% of the held-out recalled symbols
 N_RECALL = 10  # recalled symbols per sequence
 TRANSFER = "trained at T = {short}, tested at T = {long} (length transfer), not trained at T = {long}"
-# seconds per update at T = 1000 measured on CPU (see the chapter), for the budget of a run at T
-SECONDS_PER_UPDATE_T1000 = 0.85
+# RelRNN's seconds per update at T = 1000 on 2 CPU cores (benchmarks/bench_relrnn.py), for the
+# budget of a run at T
+SECONDS_PER_UPDATE_T1000 = 0.055
+# the authors' training budget (notes/kerg.md): a model that fails with fewer updates gives no
+# evidence against Table 5, since RelRNN trained from scratch at T = 100 stays at chance for
+# 12,000 updates at learning rates 1e-3 to 1e-2 on Denoise (probes while sizing the reference profile)
+PAPER_UPDATES = 200_000
 
 
 def _exact_claims(r: dict[str, Any]) -> list[Claim]:
@@ -185,8 +190,8 @@ def _task_claims(r: dict[str, Any]) -> list[Claim]:
                          base_scale + f"; not trained at T = {T_long} in this profile: needs ≥ {needed} updates there "
                          f"(what T = {short} took), ≈ {minutes:.0f} min at {SECONDS_PER_UPDATE_T1000} s per update",
                          "no run trained at this T"))
-    budget = (f"{r['train_steps']} updates, while Copy took RelRNN {needed} at T = {short} "
-              f"(paper: up to 200k): needs ≥ {needed} updates")
+    budget = (f"{r['train_steps']} updates from scratch, the paper's budget {PAPER_UPDATES:,} (Copy alone took "
+              f"RelRNN {needed} updates at T = {short}): a failure below that budget is no evidence")
     accs = r["task_accuracy"]
     # independent runs, each scored on its own held-out batch: their symbols pool
     replicates = s.get("task_replicates", 1)
@@ -197,7 +202,7 @@ def _task_claims(r: dict[str, Any]) -> list[Claim]:
                          base_scale + f", {r['train_steps']} updates at T ∈ {r['task_lengths']}{runs}",
                          "; ".join(f"{k.split('/')[2]} {v:.1%}" for k, v in accs.items()
                                    if k.startswith(f"denoise/{T_top}/")),
-                         budget_note=budget if r["train_steps"] < needed else ""))
+                         budget_note=budget if r["train_steps"] < PAPER_UPDATES else ""))
     spread = r["gradient_spread"]
     rho = [spread[f"nu=15,rho={x}"] for x in (3, 8, 18, 25)]
     nu = [spread[f"nu={x},rho=15"] for x in (3, 8, 18, 25)]
