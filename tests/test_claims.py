@@ -66,6 +66,22 @@ def test_intervals():
     lo, hi = claims.binomial_ci(1990, 2000)
     assert lo < 0.995 < hi and lo > 0.99
     assert claims.binomial_ci(0, 2)[0] == 0.0
+    for n in (10, 200, 2000, 5000):  # the observed proportion lies inside, also at 0% and 100%
+        for k in (0, n):
+            lo, hi = claims.binomial_ci(k, n)
+            assert lo <= k / n <= hi
+
+
+def test_mean_intervals_over_seeds():
+    # t(0.975, 2) = 4.303: three seeds 1, 2, 3 have mean 2, sd 1, half-width 4.303/sqrt(3)
+    lo, hi = claims.mean_ci([1.0, 2.0, 3.0])
+    assert hi - 2.0 == pytest.approx(4.302653 / math.sqrt(3), rel=1e-6) and lo + hi == pytest.approx(4.0)
+    assert claims.mean_ci([1.0]) == [-math.inf, math.inf]
+    # equal variances and sizes: Welch's dof is 2(n-1) = 4, se = sqrt(2/3)
+    lo, hi = claims.mean_diff_ci([4.0, 5.0, 6.0], [1.0, 2.0, 3.0])
+    assert (lo + hi) / 2 == pytest.approx(3.0) and (hi - lo) / 2 == pytest.approx(2.776445 * math.sqrt(2 / 3), rel=1e-6)
+    assert claims.mean_diff_ci([1.0, 1.0], [0.0, 0.0]) == [1.0, 1.0]
+    assert claims.mean_diff_ci([1.0], [0.0, 1.0]) == [-math.inf, math.inf]
 
 
 def test_for_chapter_rejects_unknown_chapters():
@@ -215,3 +231,40 @@ def test_ch06_accuracy_and_budget():
     assert c.verdict == "not reproduced"
     c = ch06._accuracy("k.x", "s", "t", 0.0, 2000, "", "quick", "", budget_note="needs ≥ 1100 updates")
     assert c.verdict == "inconclusive" and c.scale.endswith("needs ≥ 1100 updates")
+
+
+def _fig4_results(tf_slopes: list[float], ssm_slopes: list[float]) -> dict:
+    """Fig. 4 records of three seeds: KL curves rising linearly by ``slope`` over the positions."""
+    def run(slopes: list[float], level: float, L: int) -> dict:
+        curves = [level * (1 + s * np.linspace(0, 1, L)) for s in slopes]
+        return {"position_kl_replicates": [c.tolist() for c in curves], "position_kl": np.mean(curves, 0).tolist(),
+                "average_kl_replicates": [float(c.mean()) for c in curves], "average_kl": float(np.mean(curves)),
+                "bipartite_mi": float(L), "state_size": 64}
+    runs = {}
+    for L, level in ((16, 1.0), (64, 2.0)):  # the SSM's KL doubles with L, the Transformer's does not
+        runs[f"transformer/d=8/L={L}"] = run(tf_slopes, 1.0, L)
+        runs[f"mamba/d=4/L={L}"] = run(ssm_slopes, level, L)
+    settings = {"l2m_lengths": [16, 64], "model_widths": [4, 8], "train_steps": 10, "batch": 4, "token_dim": 2,
+                "flat_ratio": 1.25}
+    return {"profile": "reference", "settings": settings, "l2m_runs": runs}
+
+
+def test_fig4_claims_are_decided_over_seeds():
+    from seqmi.claims.ch04_bipartite_mi_l2m import _fig4_claims
+
+    decided = {c.id: c for c in _fig4_claims(_fig4_results([0.0, 0.02, 0.04], [1.0, 1.1, 1.2]))}
+    flat = decided["chen2025.fig4cd.position-kl-flat"]
+    assert flat.verdict == "reproduced" and "over 3 seeds" in flat.rule and "3 seeds" in flat.scale
+    assert decided["chen2025.fig4ab.ssm-degrades-with-length"].verdict == "reproduced"
+    # seeds that disagree: the interval straddles the threshold, and the scale names the seeds needed
+    noisy = {c.id: c for c in _fig4_claims(_fig4_results([0.0, 0.3, 0.6], [0.2, 1.0, 1.8]))}
+    flat = noisy["chen2025.fig4cd.position-kl-flat"]
+    assert flat.verdict == "inconclusive" and "seeds" in flat.scale.split(";")[-1]
+
+
+def test_collapse_spearman_counts_every_replicate():
+    from seqmi.claims.ch04_bipartite_mi_l2m import collapse_spearman
+
+    runs = _fig4_results([0.0] * 3, [0.1, 0.2, 0.3])["l2m_runs"]
+    rho, n = collapse_spearman(runs)
+    assert n == 6 and rho > 0.8  # KL 1 vs 2 at MI per dimension 16/64 vs 64/64

@@ -239,7 +239,44 @@ def binomial_ci(successes: float, trials: int, z: float = Z95) -> list[float]:
     denom = 1 + z**2 / trials
     centre = (p + z**2 / (2 * trials)) / denom
     half = z * math.sqrt(p * (1 - p) / trials + z**2 / (4 * trials**2)) / denom
-    return [max(0.0, centre - half), min(1.0, centre + half)]
+    # clamped to include p: at p = 0 or 1 the formula misses it by rounding (1e-16)
+    return [max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))]
+
+
+def mean_ci(samples: Sequence[float] | np.ndarray, level: float = 0.95) -> list[float]:
+    """Student-t interval of the mean of independent ``samples`` (seeds, restarts).
+
+    With fewer than two samples there is no spread to measure: ``[-inf, inf]``.
+    """
+    from scipy import stats
+
+    x = np.asarray(samples, dtype=float)
+    if x.size < 2:
+        return [-math.inf, math.inf]
+    half = stats.t.ppf(0.5 + level / 2, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size)
+    return [float(x.mean() - half), float(x.mean() + half)]
+
+
+def mean_diff_ci(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray,
+                 level: float = 0.95) -> list[float]:
+    """Welch interval of ``mean(a) - mean(b)`` for two independent groups of samples.
+
+    The degrees of freedom are Welch-Satterthwaite's; with fewer than two samples in a
+    group, ``[-inf, inf]``.
+    """
+    from scipy import stats
+
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if x.size < 2 or y.size < 2:
+        return [-math.inf, math.inf]
+    vx, vy = x.var(ddof=1) / x.size, y.var(ddof=1) / y.size
+    se = math.sqrt(vx + vy)
+    diff = float(x.mean() - y.mean())
+    if se == 0:
+        return [diff, diff]
+    dof = (vx + vy) ** 2 / (vx**2 / (x.size - 1) + vy**2 / (y.size - 1))
+    half = stats.t.ppf(0.5 + level / 2, dof) * se
+    return [diff - half, diff + half]
 
 
 def module_name(chapter: str) -> str:

@@ -2,8 +2,10 @@
 
 The Gaussian families are exact computations. The trained-model and natural-text claims
 are decided from intervals: the growth fits' 95% intervals (their spread comes from the
-held-out documents), the standard error of the Figure 5 gap over documents, bootstraps
-over positions for the position-wise KL, and Fisher's interval for a Spearman correlation.
+held-out documents), the standard error of the Figure 5 gap over documents, Student-t
+intervals over independently trained models for the position-wise KL (a bootstrap over
+positions when a profile trains one model of each kind), and Fisher's interval for a
+Spearman correlation.
 An interval that admits both outcomes leaves the claim inconclusive, with the scale that
 would decide it (``n ≈ n0·(half-width/effect)²``).
 """
@@ -15,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from seqmi.claims import (Z95, Claim, combine, decide, decide_within, exact, illustration, needed_for_interval,
-                          profile_of)
+from seqmi.claims import (Z95, Claim, combine, decide, decide_within, exact, illustration, mean_ci, mean_diff_ci,
+                          needed_for_interval, profile_of)
 
 BOUNDARY = ("the boundary operation between sub-volumes is our reading (b) of an ambiguous passage of "
             "App. B; reading (a) is computed alongside")
@@ -109,6 +111,38 @@ def _exact_claims(r: dict[str, Any]) -> list[Claim]:
     ]
 
 
+def collapse_spearman(l2m_runs: dict[str, dict[str, Any]]) -> tuple[float, int]:
+    """Spearman ρ of Mamba's average KL against the bipartite MI per state dimension.
+
+    Every trained Mamba model is one point (each replicate of a pooled record, see
+    :func:`seqmi.experiments.ch04_bipartite_mi_l2m.pool_replicates`), so that the
+    interval counts the runs that were made.
+
+    Parameters
+    ----------
+    l2m_runs : dict
+        The chapter's ``l2m_runs``, keyed ``"<backbone>/d=<width>/L=<length>"``.
+
+    Returns
+    -------
+    (rho, n_runs)
+    """
+    from scipy import stats
+
+    xs, ys = [], []
+    for key, run in l2m_runs.items():
+        if key.startswith("mamba/"):
+            kls = run.get("average_kl_replicates", [run["average_kl"]])
+            xs += [run["bipartite_mi"] / run["state_size"]] * len(kls)
+            ys += list(kls)
+    return float(stats.spearmanr(xs, ys).statistic), len(xs)
+
+
+def _seeds_needed(n: int, tests: list[tuple[list[float], float]]) -> int:
+    """Seeds at which every (interval, threshold) of ``tests`` would clear its threshold."""
+    return max(needed_for_interval(n, (hi - lo) / 2, abs((hi + lo) / 2 - threshold)) for (lo, hi), threshold in tests)
+
+
 def _fig4_claims(r: dict[str, Any]) -> list[Claim]:
     s = r["settings"]
     L_max, L_min = max(s["l2m_lengths"]), min(s["l2m_lengths"])
@@ -117,24 +151,43 @@ def _fig4_claims(r: dict[str, Any]) -> list[Claim]:
     scale = (f"{profile_of(r)}: {s['train_steps']} steps of batch {s['batch']}, widths {s['model_widths']}, "
              f"L = {s['l2m_lengths']}, token dim {s['token_dim']}, one seed")
 
-    def kl(b: str, w: int, L: int) -> np.ndarray:
-        return np.asarray(runs[f"{b}/d={w}/L={L}"]["position_kl"], dtype=float)
+    def replicates(b: str, w: int, L: int) -> np.ndarray:
+        run = runs[f"{b}/d={w}/L={L}"]
+        return np.asarray(run.get("position_kl_replicates", [run["position_kl"]]), dtype=float)
 
-    def halves(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        q = len(x) // 4
-        return x[3 * q:], x[q:2 * q]
+    def late_early(x: np.ndarray) -> np.ndarray:
+        q = x.shape[-1] // 4
+        return x[..., 3 * q:].mean(-1) / x[..., q:2 * q].mean(-1)
 
-    tf_flat = ratio_interval(*halves(kl("transformer", w_large, L_max)), seed=1)
-    ssm_flat = ratio_interval(*halves(kl("mamba", w_small, L_max)), seed=2)
+    tf_max, ssm_max = replicates("transformer", w_large, L_max), replicates("mamba", w_small, L_max)
+    tf_min, ssm_min = replicates("transformer", w_large, L_min), replicates("mamba", w_small, L_min)
+    n_seeds = min(len(tf_max), len(ssm_max), len(tf_min), len(ssm_min))
+    if n_seeds >= 2:
+        # independently trained models are the units: the spread between seeds is what the claim is about
+        scale = scale.replace("one seed", f"{n_seeds} seeds")
+        unit = f"Student-t over {n_seeds} seeds"
+        tf_r, ssm_r = late_early(tf_max), late_early(ssm_max)
+        tf_flat, ssm_flat, flat_gap = mean_ci(tf_r), mean_ci(ssm_r), mean_diff_ci(ssm_r, tf_r)
+        tf_gr, ssm_gr = tf_max.mean(-1) / tf_min.mean(-1), ssm_max.mean(-1) / ssm_min.mean(-1)
+        tf_g, ssm_g, growth_gap = mean_ci(tf_gr), mean_ci(ssm_gr), mean_diff_ci(ssm_gr, tf_gr)
+    else:
+        unit = "bootstrap over positions"
+        q = tf_max.shape[-1] // 4
+        tf_flat = ratio_interval(tf_max[0, 3 * q:], tf_max[0, q:2 * q], seed=1)
+        ssm_flat = ratio_interval(ssm_max[0, 3 * q:], ssm_max[0, q:2 * q], seed=2)
+        flat_gap = [ssm_flat[0] - tf_flat[1], ssm_flat[1] - tf_flat[0]]
+        tf_g = ratio_interval(tf_max[0], tf_min[0], seed=3)
+        ssm_g = ratio_interval(ssm_max[0], ssm_min[0], seed=4)
+        growth_gap = [ssm_g[0] - tf_g[1], ssm_g[1] - tf_g[0]]
     flat = s["flat_ratio"]
-    flat_v = combine([decide(tf_flat, flat, claim_above=False),
-                       decide([ssm_flat[0] - tf_flat[1], ssm_flat[1] - tf_flat[0]], 0.0, claim_above=True)])
-    tf_g = ratio_interval(kl("transformer", w_large, L_max), kl("transformer", w_large, L_min), seed=3)
-    ssm_g = ratio_interval(kl("mamba", w_small, L_max), kl("mamba", w_small, L_min), seed=4)
-    growth_v = combine([decide(ssm_g, 1.0, claim_above=True),
-                         decide([ssm_g[0] - tf_g[1], ssm_g[1] - tf_g[0]], 0.0, claim_above=True)])
-    n_runs = sum(1 for k in runs if k.startswith("mamba/"))
-    rho = float(r["ssm_collapse_spearman"])
+    flat_v = combine([decide(tf_flat, flat, claim_above=False), decide(flat_gap, 0.0, claim_above=True)])
+    growth_v = combine([decide(ssm_g, 1.0, claim_above=True), decide(growth_gap, 0.0, claim_above=True)])
+    if n_seeds >= 2:
+        flat_note = f"; needs ≈ {_seeds_needed(n_seeds, [(tf_flat, flat), (flat_gap, 0.0)])} seeds"
+        growth_note = f"; needs ≈ {_seeds_needed(n_seeds, [(ssm_g, 1.0), (growth_gap, 0.0)])} seeds"
+    else:
+        flat_note = growth_note = "; deciding it needs several seeds per run and the reference profile's training"
+    rho, n_runs = collapse_spearman(runs)
     rho_ci = spearman_interval(rho, n_runs)
     rho_v = decide(rho_ci, 0.8, claim_above=True)
     rho_scale = scale
@@ -142,22 +195,21 @@ def _fig4_claims(r: dict[str, Any]) -> list[Claim]:
         # declared power: runs needed for a clear collapse (true ρ = 0.95) to show above 0.8
         target = min(max(rho, CLEAR_COLLAPSE), 0.99)
         need = 3 + math.ceil((Z95 * 1.03 / (math.atanh(target) - math.atanh(0.8))) ** 2)
-        rho_scale += f"; a collapse with ρ = {target:.2f} needs ≈ {need} Mamba runs (sizes × lengths) to show above 0.8"
-    inconclusive_note = "; deciding it needs several seeds per run and the reference profile's training"
+        rho_scale += f"; a collapse with ρ = {target:.2f} needs ≈ {need} Mamba runs (sizes × lengths × seeds) to show above 0.8"
     return [
         Claim("chen2025.fig4cd.position-kl-flat", "Chen et al. 2025 Fig. 4(c, d), F.5",
               "Transformer's position-wise KL stays flat; small SSM's degrades with position", "statistical",
               float(np.mean(tf_flat)), tf_flat,
-              f"late/early KL ratio (bootstrap over positions): the Transformer's interval below {flat}, and the "
+              f"late/early KL ratio ({unit}): the Transformer's interval below {flat}, and the "
               "small SSM's minus the Transformer's above 0", flat_v, "",
-              scale + (inconclusive_note if flat_v == "inconclusive" else ""),
+              scale + (flat_note if flat_v == "inconclusive" else ""),
               f"late/early at L = {L_max}: Transformer d={w_large} ∈ [{tf_flat[0]:.2f}, {tf_flat[1]:.2f}], "
               f"Mamba d={w_small} ∈ [{ssm_flat[0]:.2f}, {ssm_flat[1]:.2f}]"),
         Claim("chen2025.fig4ab.ssm-degrades-with-length", "Chen et al. 2025 Fig. 4(a, b)",
               "Small SSMs degrade as L grows, the Transformer does not", "statistical", float(np.mean(ssm_g)), ssm_g,
-              f"average KL ratio L = {L_max}/{L_min} (bootstrap over positions): the small SSM's interval above 1 "
+              f"average KL ratio L = {L_max}/{L_min} ({unit}): the small SSM's interval above 1 "
               "and above the Transformer's", growth_v, "",
-              scale + (inconclusive_note if growth_v == "inconclusive" else ""),
+              scale + (growth_note if growth_v == "inconclusive" else ""),
               f"Transformer d={w_large} ∈ [{tf_g[0]:.2f}, {tf_g[1]:.2f}], Mamba d={w_small} ∈ [{ssm_g[0]:.2f}, {ssm_g[1]:.2f}]"),
         Claim("chen2025.fig4b.ssm-kl-collapse", "Chen et al. 2025 Fig. 4(b), Sec. 6",
               "SSM KL collapses onto a function of I_bp per state dimension", "statistical", rho, rho_ci,
