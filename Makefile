@@ -1,6 +1,6 @@
 # The book's two commands (see README.md):
-#   make book [PROFILE=quick|full] [ONLY="00 02"]   execute the chapters, render the HTML
-#   make test                                       run the test suite
+#   make book [PROFILE=quick|reference|full] [ONLY="00 02"]   execute the chapters, render the HTML
+#   make test                                                  run the test suite
 # Knobs: PYTHON (interpreter for the venv), VENV, VENV_ARGS (e.g. --system-site-packages
 # to reuse a CUDA torch already installed), WHEELS (a folder of wheels for an offline
 # install, see scripts/fetch_wheels.sh), DEVICE (auto|cpu|cuda, overrides every chapter).
@@ -34,7 +34,7 @@ execute: $(STAMP)
 build: $(STAMP)
 	$(PY) -m seqmi.book build --profile $(PROFILE) $(ONLY_ARGS)
 
-# Execute and copy the headline results into results/<profile>/ (commit results/full/).
+# Execute and copy the headline results into results/<profile>/ (commit results/full/, results/reference/).
 results: execute
 	$(PY) -m seqmi.book record --profile $(PROFILE) $(ONLY_ARGS)
 

@@ -41,10 +41,10 @@ def test_chapter_without_rules_is_an_error(tmp_path):
         report.save_results(tmp_path, "xx", {})
 
 
-def test_reference_dir_prefers_full_then_reference(tmp_path, monkeypatch):
+def test_recorded_dirs_list_full_then_reference(tmp_path, monkeypatch):
     monkeypatch.setattr(claims, "for_chapter", lambda chapter, results: [])
-    assert report.reference_dir("xx", tmp_path) is None
+    assert report.recorded_dirs("xx", tmp_path) == []
     report.save_results(tmp_path / "results" / "reference" / "xx", "xx", {})
-    assert report.reference_dir("xx", tmp_path) == tmp_path / "results" / "reference" / "xx"
+    assert report.recorded_dirs("xx", tmp_path) == [tmp_path / "results" / "reference" / "xx"]
     report.save_results(tmp_path / "results" / "full" / "xx", "xx", {})
-    assert report.reference_dir("xx", tmp_path) == tmp_path / "results" / "full" / "xx"
+    assert report.recorded_dirs("xx", tmp_path) == [tmp_path / "results" / p / "xx" for p in ("full", "reference")]

@@ -34,3 +34,7 @@ def test_largest_current_run_wins(tmp_path):
     assert "| Shen 2019 | 1 | 1 | 1 | 1 | 4 |" in text
     assert "{ref}`00 <claims-00_a>`" in text and "<claims-01_b>" not in text
     assert "results/full (full000000)" in text
+    # each row also gives the claim's verdict in the chapter's other current runs
+    assert [r.elsewhere for r in rows] == [(("results/reference", "inconclusive"),),
+                                           (("live quick run", "reproduced"),), (), ()]
+    assert "| results/full (full000000) | results/reference: inconclusive |" in text

@@ -370,7 +370,6 @@ def execute(root: Path, profile: str, only: list[str] | None = None,
                           **check_overrides(root, chapter, extra or {}, "-p/-y")}
     out = out or build_dir(root, profile)
     manifest_path = out / "manifest.json"
-    manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
     for chapter, overrides in plans.items():
         artifacts = out / "artifacts" / chapter
         shutil.rmtree(artifacts, ignore_errors=True)
@@ -396,6 +395,9 @@ def execute(root: Path, profile: str, only: list[str] | None = None,
         print(f"[{profile}] {chapter}: {status} in {wall:.1f} s" + (f" ({error})" if error else ""), flush=True)
         provenance = _provenance(root, profile, parameters, wall)
         (artifacts / PROVENANCE_FILE).write_text(json.dumps(provenance, indent=2) + "\n")
+        # read just before writing: two executions into one folder (two chapters run side
+        # by side) each add their own entry
+        manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
         manifest[chapter] = {"status": status, "error": error, "wall_s": round(wall, 2)}
         manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
     return {c: manifest[c] for c in selected}

@@ -28,7 +28,8 @@ PROVENANCE_FILE = "provenance.json"
 ROOT_ENV = "SEQMI_BOOK_ROOT"
 # set by the executor so that a chapter's saved results name the profile they ran under
 PROFILE_ENV = "SEQMI_PROFILE"
-# recorded scales, largest first: the scoreboard and the chapters read the first present
+# recorded scales, largest first: the chapters show every one present, the scoreboard
+# decides from the first
 RECORDED_PROFILES = ("full", "reference")
 
 
@@ -119,38 +120,42 @@ def book_root(start: str | os.PathLike | None = None) -> Path | None:
     return None
 
 
-def reference_dir(chapter: str, root: str | os.PathLike | None = None) -> Path | None:
-    """The largest recorded run of ``chapter``: ``results/full/<chapter>``, else
-    ``results/reference/<chapter>``, else ``None``."""
+def recorded_dirs(chapter: str, root: str | os.PathLike | None = None) -> list[Path]:
+    """Every recorded run of ``chapter``, largest scale first (``results/<profile>/<chapter>``)."""
     base = Path(root) if root is not None else book_root()
     if base is None:
-        return None
-    for profile in RECORDED_PROFILES:
-        folder = base / "results" / profile / chapter
-        if (folder / RESULTS_FILE).is_file():
-            return folder
-    return None
+        return []
+    return [base / "results" / p / chapter for p in RECORDED_PROFILES
+            if (base / "results" / p / chapter / RESULTS_FILE).is_file()]
 
 
 def show_reference(chapter: str, root: str | os.PathLike | None = None) -> None:
-    """Display the largest recorded run of ``chapter`` (see :func:`reference_dir`):
-    provenance, claims, figures.
+    """Display every recorded run of ``chapter`` (see :func:`recorded_dirs`), largest scale
+    first: provenance, claims, figures.
 
     Prints a one-line notice when no run has been recorded yet.
     """
+    from IPython.display import Markdown, display
+
+    folders = recorded_dirs(chapter, root)
+    if not folders:
+        display(Markdown(f"*No full-profile or reference run of `{chapter}` has been recorded yet "
+                         "(see the README: `make results PROFILE=reference`).*"))
+    for folder in folders:
+        _show_recorded(folder)
+
+
+def _show_recorded(folder: Path) -> None:
     from IPython.display import Image, Markdown, display
 
-    folder = reference_dir(chapter, root)
-    if folder is None:
-        display(Markdown(f"*No full-profile or reference run of `{chapter}` has been recorded yet "
-                         "(see the README: `make results PROFILE=full`).*"))
-        return
     prov_path = folder / PROVENANCE_FILE
-    if prov_path.is_file():
-        prov = json.loads(prov_path.read_text())
-        display(Markdown(
-            f"Recorded {prov.get('profile', '?')}-profile run: commit `{prov.get('commit', '?')[:10]}`, device {prov.get('device', '?')}, "
-            f"torch {prov.get('torch', '?')}, {prov.get('wall_s', float('nan')):.0f} s."))
+    prov = json.loads(prov_path.read_text()) if prov_path.is_file() else {}
+    threads = prov.get("parameters", {}).get("cpu_threads")
+    display(Markdown(
+        f"**Recorded {prov.get('profile', folder.parent.name)}-profile run** (`results/{folder.parent.name}/`): "
+        f"commit `{prov.get('commit', '?')[:10]}`, device {prov.get('device', '?')}"
+        + (f" ({threads} CPU thread{'s' if threads != 1 else ''})" if threads and prov.get("device") == "cpu" else "")
+        + f", torch {prov.get('torch', '?')}, {prov.get('wall_s', float('nan')):.0f} s."))
     payload = load_results(folder)
     try:
         for claim in payload["claims"]:

@@ -2,7 +2,8 @@
 
 Each chapter's claims come from its largest recorded run, ``results/full/<chapter>/``,
 then ``results/reference/<chapter>/``, then the live run of the book being built (its
-``artifacts/<chapter>/``); every row says which. The table is Markdown that
+``artifacts/<chapter>/``); every row says which, and gives the claim's verdict in the
+other recorded runs and the live one too. The table is Markdown that
 ``python -m seqmi.book build`` writes next to ``book/claims.md``, which includes it.
 """
 
@@ -31,6 +32,8 @@ class Row:
     claim: dict[str, Any]
     origin: str  # "results/full", "results/reference" or "live quick run"
     commit: str
+    # the claim's verdict in the chapter's other runs, by origin ("results/reference": "reproduced")
+    elsewhere: tuple[tuple[str, str], ...] = ()
 
 
 def _current(folder: Path) -> bool:
@@ -58,6 +61,28 @@ def chapter_source(root: Path, chapter: str, live: Path | None) -> tuple[Path, s
     return None
 
 
+def _live_label(folder: Path) -> str:
+    """``"live <profile> run"`` for the live run's folder."""
+    prov_path = folder / "provenance.json"
+    profile = json.loads(prov_path.read_text()).get("profile") if prov_path.is_file() else None
+    return f"live {profile or json.loads((folder / 'results.json').read_text())['results'].get('profile', '?')} run"
+
+
+def _other_verdicts(root: Path, chapter: str, live: Path | None, shown: Path) -> dict[str, dict[str, str]]:
+    """``{claim id: {origin: verdict}}`` over the chapter's runs other than ``shown``."""
+    folders = [(root / "results" / p / chapter, f"results/{p}") for p in RECORDED]
+    if live is not None:
+        folders.append((live / chapter, "live"))
+    found: dict[str, dict[str, str]] = {}
+    for folder, origin in folders:
+        if folder == shown or not (folder / "results.json").is_file() or not _current(folder):
+            continue
+        label = _live_label(folder) if origin == "live" else origin
+        for claim in json.loads((folder / "results.json").read_text())["claims"]:
+            found.setdefault(claim["id"], {})[label] = claim["verdict"]
+    return found
+
+
 def collect(root: Path, chapters: list[str], live: Path | None) -> list[Row]:
     """Every claim of ``chapters`` from its largest run (see :func:`chapter_source`).
 
@@ -76,10 +101,12 @@ def collect(root: Path, chapters: list[str], live: Path | None) -> list[Row]:
         prov_path = folder / "provenance.json"
         prov = json.loads(prov_path.read_text()) if prov_path.is_file() else {}
         if origin == "live run":
-            origin = f"live {prov.get('profile', payload['results'].get('profile', '?'))} run"
+            origin = _live_label(folder)
+        others = _other_verdicts(root, chapter, live, folder)
         for claim in payload["claims"]:
             check_record(claim)
-            rows.append(Row(chapter, claim, origin, str(prov.get("commit", "?"))[:10]))
+            rows.append(Row(chapter, claim, origin, str(prov.get("commit", "?"))[:10],
+                            tuple(others.get(claim["id"], {}).items())))
     return rows
 
 
@@ -108,14 +135,15 @@ def markdown(rows: list[Row], linked: set[str]) -> str:
         counts = Counter(r.claim["verdict"] for r in rows if paper_of(r.claim["id"]) == paper)
         out.append(f"| {paper} | " + " | ".join(str(counts.get(v, 0)) for v in VERDICTS)
                    + f" | {sum(counts.values())} |")
-    out += ["", "| id | source | kind | scale | verdict | read from | chapter |",
-            "| --- | --- | --- | --- | --- | --- | --- |"]
+    out += ["", "| id | source | kind | scale | verdict | read from | other runs | chapter |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         c = r.claim
         where = (f"{{ref}}`{r.chapter[:2]} <claims-{r.chapter}>`" if r.chapter in linked else r.chapter[:2])
+        others = "; ".join(f"{origin}: {verdict}" for origin, verdict in r.elsewhere) or "—"
         cells = (f"`{c['id']}`", c["source"], c["kind"], c["scale"], f"**{c['verdict']}**",
-                 f"{r.origin} ({r.commit})" if r.commit != "?" else r.origin, where)
-        out.append("| " + " | ".join(_cell(x) if i != 6 else x for i, x in enumerate(cells)) + " |")
+                 f"{r.origin} ({r.commit})" if r.commit != "?" else r.origin, others, where)
+        out.append("| " + " | ".join(_cell(x) if i != 7 else x for i, x in enumerate(cells)) + " |")
     return "\n".join(out) + "\n"
 
 
