@@ -133,13 +133,14 @@ def test_table5_rows(book_run, res):
     stored = book_run.claims(CHAPTER)
     transfer = by_id(stored, "kerg2020.table5.copy-long-transfer")
     assert transfer["value"] == res["long_run"]["zero_shot"] and "length transfer" in transfer["substitution"]
-    # Wilson bounds in floating point: at 100% recall the upper one rounds to 1 - 2e-16
-    assert transfer["ci"][0] - 1e-12 <= transfer["value"] <= transfer["ci"][1] + 1e-12
+    assert transfer["ci"][0] <= transfer["value"] <= transfer["ci"][1]
     trained = by_id(stored, "kerg2020.table5.copy-long-trained")
     assert trained["kind"] == "statistical"
     denoise = by_id(stored, "kerg2020.table5.denoise")
     top = max(res["task_lengths"])
     assert denoise["value"] == res["task_accuracy"][f"denoise/{top}/relrnn"]
+    if res["train_steps"] < 200_000:  # below the authors' budget a failure is no evidence
+        assert denoise["verdict"] != "not reproduced"
     # Theorem 2's pattern is built to meet the bound: shown (the level at or above it), not counted
     sparse = by_id(stored, "kerg2020.thm2.sparse-level")
     assert sparse["kind"] == "illustration" and sparse["value"] >= 1
