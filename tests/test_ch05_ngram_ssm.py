@@ -68,6 +68,19 @@ def test_piece_counting(res):
     assert res["memorisation_sign_changes"] == res["n_points"] - 1
 
 
+def test_trained_models_obey_the_piece_count(res):
+    N, rows = res["n_points"], res["memorisation_fits"]
+    assert [r["hidden"] for r in rows] == list(range(1, N + 3))
+    for r in rows:
+        assert len(r["max_error"]) == len(r["sign_errors"]) == res["memorisation_training"]["restarts"]
+        assert all(len(w) == k for w, k in zip(r["wrong_points"], r["sign_errors"]))
+        # a wrong sign puts the error at 1 or more
+        assert all(e >= 1 for e, k in zip(r["max_error"], r["sign_errors"]) if k > 0)
+        assert r["from_construction"] == (r["hidden"] >= N)
+        if r["from_construction"]:
+            assert r["max_error"][0] < 1e-6 and r["sign_errors"][0] == 0
+
+
 def test_training(res):
     tr = res["training"]
     for key, accs in tr["accuracy"].items():
@@ -129,10 +142,10 @@ def test_claims(run):
     from seqmi.claims import by_id
 
     stored = run["claims"]
-    assert len(stored) == 16
+    assert len(stored) == 17
     for cid in ("nandakumar.appB.145-rules", "nandakumar.thm4-1.ssm-eps-equivalent",
                 "nandakumar.prop4-6.nilpotent-window", "nandakumar.lemA2-A4.independent-states",
-                "nandakumar.sec4-5.rnn-expresses"):
+                "nandakumar.sec4-5.rnn-expresses", "nandakumar.propA8.below-bound-fails"):
         c = by_id(stored, cid)
         assert c["kind"] == "exact" and c["verdict"] == "reproduced", cid
     # every seed learns the language at lr 0.1 and none at the paper's 0.001: the seeds decide both

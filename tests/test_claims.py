@@ -219,6 +219,33 @@ def test_ch05_seed_fractions():
     assert "needs ≈" in few.scale
 
 
+def _fit_row(m, max_error, sign_errors, forced, wrong=(), construction=False):
+    return {"hidden": m, "max_error": max_error, "sign_errors": sign_errors, "min_sign_errors": forced,
+            "from_construction": construction, "wrong_points": [list(wrong)] * len(max_error)}
+
+
+def test_ch05_below_bound_claim():
+    rows = [_fit_row(1, [1.0, 1.3], [3, 4], 3, [1, 3, 5]), _fit_row(3, [1.1, 1.2], [2, 2], 2, [2, 4]),
+            _fit_row(5, [1.2, 1.1], [1, 2], 1, [4]), _fit_row(6, [1.2, 0.5], [1, 0], 0),
+            _fit_row(8, [1e-12, 1.1], [0, 2], 0, construction=True)]
+    r = {"profile": "quick", "n_points": 8, "memorisation_fits": rows,
+         "memorisation_training": {"restarts": 2, "steps": 100, "lr": 0.01}}
+    claim = ch05._below_bound_claim(r)
+    assert claim.kind == "exact" and claim.verdict == "reproduced" and claim.value == 1.0
+    assert "1: 1.00, 3: 1.10, 5: 1.10" in claim.detail
+    assert "every sign right: 6" in claim.detail and "memorised to 1e-06: 8" in claim.detail
+    assert "random starts: 6" in claim.detail and "at m = 5 the model with the fewest wrong signs misses j = [4]" in claim.detail
+    # one model below N - 2 = 6 with every sign right refutes the proposition
+    rows[1] = _fit_row(3, [0.9, 1.2], [0, 2], 2)
+    assert ch05._below_bound_claim(r).verdict == "not reproduced"
+    # so does a model with fewer wrong signs than the piece count forces, or a construction that misses
+    rows[1] = _fit_row(3, [1.1, 1.2], [1, 2], 2)
+    assert ch05._below_bound_claim(r).verdict == "not reproduced"
+    rows[1] = _fit_row(3, [1.1, 1.2], [2, 2], 2)
+    rows[4] = _fit_row(8, [1e-3, 1.1], [0, 2], 0, construction=True)
+    assert ch05._below_bound_claim(r).verdict == "not reproduced"
+
+
 # ---------------------------------------------------------------- chapter 06
 
 

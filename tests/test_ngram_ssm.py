@@ -7,8 +7,8 @@ import pytest
 
 from seqmi.data.ngram import NgramLanguage, is_eps_equivalent, max_tv_distance, random_ngram_language
 from seqmi.theory.ngram_ssm import (
-    construct_rnn, construct_ssm, context_window, independence_bias, layered_nilpotent,
-    memorising_ssm, min_coordinate_gap, nilpotency_index, spectral_radius,
+    SSMWeights, alternating_task, construct_rnn, construct_ssm, context_window, independence_bias,
+    layered_nilpotent, memorising_ssm, min_coordinate_gap, nilpotency_index, random_line_ssm, spectral_radius,
 )
 
 
@@ -102,6 +102,26 @@ def test_memorising_ssm_fits_arbitrary_targets():
     w = memorising_ssm(x, y, order=2, seed=1)
     np.testing.assert_allclose(w.outputs(x)[:, -1], y, atol=1e-8)
     assert nilpotency_index(w.A) == 2
+
+
+def test_plain_matrices_run_the_same_recurrence():
+    rng = np.random.default_rng(2)
+    A, B, b, C = rng.standard_normal((4, 4)), rng.standard_normal((4, 2)), rng.standard_normal(4), rng.standard_normal((3, 4))
+    x = rng.standard_normal((5, 3, 2))
+    h = np.zeros((5, 4))
+    for t in range(3):
+        h = h @ A.T + x[:, t] @ B.T
+    w = SSMWeights.from_matrices(A, B, b, C)
+    np.testing.assert_allclose(w.A, A)
+    np.testing.assert_allclose(w.outputs(x)[:, -1], np.maximum(h + b, 0) @ C.T, rtol=1e-12)
+
+
+def test_random_line_ssm_bends_inside_the_data():
+    x, _ = alternating_task(8, 3, 2, seed=0)
+    w = random_line_ssm(x, 5, np.random.default_rng(0))
+    assert w.C.shape == (1, 5)
+    bends = -w.b / w.hidden(x[-1:])[0, -1]
+    assert ((bends >= 1 / 8) & (bends <= 1)).all()
 
 
 def test_independence_bias_gives_triangular_full_rank():

@@ -29,6 +29,8 @@ Exact results to check against (:mod:`seqmi.theory`)
     - :mod:`seqmi.theory.attention_grad`, :mod:`seqmi.theory.sparse_patterns`: gradient
       propagation through attention (Kerg et al.).
     - :mod:`seqmi.theory.ngram_ssm`: the constructive n-gram SSM (Nandakumar et al.).
+    - :mod:`seqmi.theory.memorisation`: SSMs trained to memorise Proposition A.8's
+      alternating set, below and above its bound.
     - :mod:`seqmi.l2m`: the L2M condition: history-state sizes and Theorem 5.2.
 
 Models (:mod:`seqmi.models`)

@@ -214,6 +214,16 @@ class SSMWeights:
     C: Array
     certificate: Certificate
 
+    @classmethod
+    def from_matrices(cls, A: Array, B: Array, b: Array, C: Array) -> SSMWeights:
+        """An SSM given by its plain matrices (``P = I``), e.g. one found by training.
+
+        It carries no certificate: nothing about it was constructed.
+        """
+        A = np.asarray(A, dtype=float)
+        return cls(np.eye(A.shape[0]), A, np.asarray(B, dtype=float), np.asarray(b, dtype=float),
+                   np.asarray(C, dtype=float), _EMPTY)
+
     @property
     def A(self) -> Array:
         """The state transition matrix ``P L P^{-1}``."""
@@ -659,6 +669,35 @@ def alternating_task(n_points: int, length: int, input_dim: int, seed: int) -> t
     return x, ((-1.0) ** j)[:, None]
 
 
+def random_line_ssm(x: Array, hidden_size: int, rng: np.random.Generator) -> SSMWeights:
+    """A random single-output SSM whose ReLU bends fall inside the range of a line of inputs.
+
+    ``A`` is Gaussian with variance ``1 / m``, ``B`` and ``C`` standard Gaussian. Along
+    inputs ``x_j = s_j (u, ..., u)`` the state is ``s_j w``, with ``w`` the state after the
+    last input (``s_N = 1``); neuron ``i`` bends at ``s = -b_i / w_i``, and ``b`` puts these
+    bends uniformly in ``[s_1, s_N]``, where they shape the output on the data.
+
+    Parameters
+    ----------
+    x : ndarray, shape (N, T, d)
+        Inputs of :func:`alternating_task` (``s_j = j / N``).
+    hidden_size : int
+        ``m``, the number of hidden neurons.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    SSMWeights
+        With ``C`` of shape ``(1, m)``.
+    """
+    m = check_int("hidden_size", hidden_size, 1)
+    N, _, d = x.shape
+    A = rng.standard_normal((m, m)) / math.sqrt(m)
+    B = rng.standard_normal((m, d))
+    w = SSMWeights.from_matrices(A, B, np.zeros(m), np.zeros((1, m))).hidden(x[-1:])[0, -1]
+    b = -w * rng.uniform(1 / N, 1.0, m)
+    return SSMWeights.from_matrices(A, B, b, rng.standard_normal((1, m)))
+
 
 def pieces_and_sign_changes(x: Array, hidden_size: int, n_models: int, seed: int) -> tuple[Array, Array]:
     """Piece counting (Proposition A.8) on random single-output SSMs along a line of inputs.
@@ -666,8 +705,7 @@ def pieces_and_sign_changes(x: Array, hidden_size: int, n_models: int, seed: int
     For inputs ``x_j = s_j (u, ..., u)`` the state is ``h = s w`` with ``w = sum_k A^k B u``,
     so the output ``sum_i c_i ReLU(s w_i + b_i)`` is piecewise linear in ``s`` with a bend
     at ``s = -b_i / w_i`` for each neuron: at most ``hidden_size + 1`` pieces, and each
-    piece changes sign at most once. Biases are drawn so that bends fall inside the data
-    range, where they can matter.
+    piece changes sign at most once. The models are those of :func:`random_line_ssm`.
 
     Parameters
     ----------
@@ -682,24 +720,17 @@ def pieces_and_sign_changes(x: Array, hidden_size: int, n_models: int, seed: int
     sign_changes : ndarray of int, shape (n_models,)
         Sign changes of its outputs along ``x_1, ..., x_N``.
     """
-    m = check_int("hidden_size", hidden_size, 1)
+    check_int("hidden_size", hidden_size, 1)
     rng = np.random.default_rng(seed)
-    N, T, d = x.shape
+    N = x.shape[0]
     s = np.arange(1, N + 1) / N
     pieces = np.zeros(n_models, dtype=int)
     changes = np.zeros(n_models, dtype=int)
     for k in range(n_models):
-        A = rng.standard_normal((m, m)) / math.sqrt(m)
-        B = rng.standard_normal((m, d))
-        h = np.zeros(m)
-        for t in range(T):
-            h = A @ h + B @ x[-1, t]
-        w = h  # the response to the last input, whose scale is 1
-        b = -w * rng.uniform(s[0], s[-1], m)
-        c = rng.standard_normal(m)
-        f = np.maximum(np.outer(s, w) + b, 0.0) @ c
-        bends = np.unique(-b / w)
+        model = random_line_ssm(x, hidden_size, rng)
+        w = model.hidden(x[-1:])[0, -1]
+        bends = np.unique(-model.b / w)
         pieces[k] = 1 + int(((bends > s[0]) & (bends < s[-1])).sum())
-        signs = np.sign(f)
+        signs = np.sign(model.outputs(x)[:, -1, 0])
         changes[k] = int((signs[1:] * signs[:-1] < 0).sum())
     return pieces, changes
