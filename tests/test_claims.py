@@ -273,7 +273,9 @@ def _fig4_results(tf_slopes: list[float], ssm_slopes: list[float]) -> dict:
         runs[f"mamba/d=4/L={L}"] = run(ssm_slopes, level, L)
     settings = {"l2m_lengths": [16, 64], "model_widths": [4, 8], "train_steps": 10, "batch": 4, "token_dim": 2,
                 "flat_ratio": 1.25}
-    return {"profile": "reference", "settings": settings, "l2m_runs": runs}
+    # the marginal prediction's KL, far above every model's: all of them read their context
+    free = {str(L): {"mean": 10.0} for L in (16, 64)}
+    return {"profile": "reference", "settings": settings, "l2m_runs": runs, "l2m_context_free_kl": free}
 
 
 def test_fig4_claims_are_decided_over_seeds():
@@ -295,3 +297,16 @@ def test_collapse_spearman_counts_every_replicate():
     runs = _fig4_results([0.0] * 3, [0.1, 0.2, 0.3])["l2m_runs"]
     rho, n = collapse_spearman(runs)
     assert n == 6 and rho > 0.8  # KL 1 vs 2 at MI per dimension 16/64 vs 64/64
+
+
+def test_fig4_claims_need_models_that_beat_the_context_free_kl():
+    from seqmi.claims.ch04_bipartite_mi_l2m import _fig4_claims
+
+    r = _fig4_results([0.0, 0.02, 0.04], [1.0, 1.1, 1.2])
+    # the SSM at L = 64 scores as much as predicting every token by its marginal
+    r["l2m_context_free_kl"]["64"]["mean"] = r["l2m_runs"]["mamba/d=4/L=64"]["average_kl"]
+    decided = {c.id: c for c in _fig4_claims(r)}
+    for cid in ("chen2025.fig4cd.position-kl-flat", "chen2025.fig4ab.ssm-degrades-with-length",
+                "chen2025.fig4b.ssm-kl-collapse"):
+        assert decided[cid].verdict == "inconclusive"
+        assert "mamba d=4 L=64" in decided[cid].scale and "context-free" in decided[cid].scale

@@ -207,3 +207,12 @@ def test_invalid_arguments():
         sg.bipartite_mi_splits([])
     with pytest.raises(ValueError, match="shape"):
         sg.conditionals(np.zeros((2, 15, 1)))
+
+
+def test_context_free_kl_is_the_information_from_the_past():
+    # the marginal prediction's expected KL is I(z_i; z_<i) = H(z_i) - H(z_i | z_<i)
+    dist = SubvolumeGaussian(3, copies=2)
+    marginal_entropy = 0.5 * np.log(2 * np.pi * np.e * np.diag(dist.covariance()))
+    expected = marginal_entropy - dist.conditional_entropy() / dist.copies
+    np.testing.assert_allclose(dist.context_free_kl(), expected, rtol=1e-12, atol=1e-14)
+    assert dist.context_free_kl()[0] == pytest.approx(0.0, abs=1e-12)

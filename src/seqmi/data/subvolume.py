@@ -495,6 +495,16 @@ class SubvolumeGaussian:
         mu = (flat - diag[:, None] * eps).reshape((self.length,) + tuple(z.shape[:-2]) + (self.copies,))
         return mu.movedim(0, -2).to(z.dtype), diag[:, None].expand(z.shape).to(z.dtype)
 
+    def context_free_kl(self) -> NDArray[np.float64]:
+        """Position-wise KL (nats per coordinate) of the best predictor that ignores the context.
+
+        The prediction of ``z_i`` that minimises the expected KL from the true conditional
+        ``N(mu_i, C_ii^2)`` without reading ``z_<i`` is the marginal ``N(0, S_ii)``; it
+        costs ``0.5 ln(S_ii / C_ii^2) = I(z_i; z_<i)`` on average. A trained model whose
+        KL does not fall clearly below this curve has not used the context.
+        """
+        return 0.5 * np.log(np.diag(self.covariance()) / np.diag(self._cholesky_np()) ** 2)
+
     def conditional_entropy(self) -> NDArray[np.float64]:
         """``H(z_i | z_<i)`` in nats per position for the stacked token (``copies`` times one copy)."""
         diag = np.diag(self._cholesky_np())
