@@ -96,3 +96,16 @@ def test_chapter_pages_have_run_box_and_both_downloads(book_run):
         assert downloads["md"].read_text() == book.chapter_path(ROOT, chapter).read_text()
         executed = json.loads(downloads["ipynb"].read_text())
         assert any(cell.get("outputs") for cell in executed["cells"]), f"{chapter}: the .ipynb is not executed"
+
+
+def test_reclaim_decides_recorded_claims_again_from_the_numbers(tmp_path):
+    root = _box_root(tmp_path)
+    shutil.copy2(ROOT / "_toc.yml", root / "_toc.yml")
+    recorded = ROOT / "results" / "full" / CHAPTERS[0] / "results.json"
+    target = root / "results" / "full" / CHAPTERS[0] / "results.json"
+    payload = json.loads(recorded.read_text())
+    stale = {**payload, "claims": [{**payload["claims"][0], "verdict": "inconclusive", "scale": "old"},
+                                   *payload["claims"][1:]]}
+    target.write_text(json.dumps(stale))
+    assert book.reclaim(root, "full") == [target]
+    assert json.loads(target.read_text()) == payload  # numbers untouched, claims as the rule decides them

@@ -6,6 +6,7 @@ Usage (from the book root, the folder holding ``_toc.yml``)::
     python -m seqmi.book execute --profile quick|reference|full [--only ID ...] [-p NAME VALUE ...] [-y YAML]
     python -m seqmi.book build   --profile quick|reference|full
     python -m seqmi.book record  --profile reference|full [--only ID ...]
+    python -m seqmi.book reclaim --profile reference|full [--only ID ...]
     python -m seqmi.book mathjax [--tarball PATH]
 
 Chapters are the ``notebooks/*`` entries of ``_toc.yml``, jupytext MyST markdown files.
@@ -641,6 +642,25 @@ def record(root: Path, profile: str, only: list[str] | None = None, out: Path | 
     return written
 
 
+def reclaim(root: Path, profile: str, only: list[str] | None = None) -> list[Path]:
+    """Decide the claims of recorded runs again from their saved numbers, with the current rules.
+
+    A claim rule that changes after a run was recorded (a corrected interval, a new
+    guard) applies to the recorded numbers without running the chapter again: the
+    numbers, figures and provenance stay as recorded, and only the claims are rewritten
+    (:func:`seqmi.report.save_results`). Chapters without a recorded run are skipped.
+    """
+    from seqmi.report import load_results, save_results
+
+    written = []
+    for chapter in select(root, only):
+        folder = root / "results" / profile / chapter
+        if (folder / RESULTS_FILE).is_file():
+            save_results(folder, chapter, load_results(folder)["results"])
+            written.append(folder / RESULTS_FILE)
+    return written
+
+
 def install_mathjax(root: Path, tarball: Path | None = None) -> Path:
     """Unpack MathJax 3 (npm package, checksum-verified) into ``_static/mathjax``.
 
@@ -686,7 +706,9 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("list", help="list the chapters and their parameters")
     for name, help_text in (("execute", "execute chapters with papermill"),
                             ("build", "render the executed chapters to HTML"),
-                            ("record", "copy executed results to results/<profile>/")):
+                            ("record", "copy executed results to results/<profile>/"),
+                            ("reclaim", "decide the claims of results/<profile>/ again from their saved "
+                                        "numbers, with the current rules")):
         cmd = sub.add_parser(name, help=help_text)
         cmd.add_argument("--profile", choices=PROFILES, default="quick")
         cmd.add_argument("--only", nargs="*", default=None, metavar="ID",
@@ -730,6 +752,9 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "record":
             for path in record(root, args.profile, args.only):
                 print(f"recorded {path.relative_to(root)}")
+        elif args.command == "reclaim":
+            for path in reclaim(root, args.profile, args.only):
+                print(f"claims decided again: {path.relative_to(root)}")
         elif args.command == "mathjax":
             print(f"MathJax in {install_mathjax(root, args.tarball)}")
     except BookError as err:

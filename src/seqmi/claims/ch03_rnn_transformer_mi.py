@@ -175,7 +175,9 @@ def _depth(r: dict[str, Any]) -> Claim:
     verdict = ("reproduced" if deep["xi_ci"][0] > w["xi_ci"][1]
                else "not reproduced" if deep["xi_ci"][1] < w["xi_ci"][0] else "inconclusive")
     if verdict == "inconclusive":
-        scale += f"; needs ≈ {needed_for_interval(r['n_generate'], (deep['xi_ci'][1] - deep['xi_ci'][0]) / 2, deep['xi'] - w['xi'])} generated sequences"
+        # the two intervals overlap: their half-widths add up against the difference of the ξ
+        half = (deep["xi_ci"][1] - deep["xi_ci"][0] + w["xi_ci"][1] - w["xi_ci"][0]) / 2
+        scale += f"; needs ≈ {needed_for_interval(r['n_generate'], half, deep['xi'] - w['xi'])} generated sequences"
     return Claim("shen2019.fig1d.rnn-depth-beats-width", "Shen 2019 Fig. 1d", "Depth beats width for vanilla RNNs",
                  "statistical", deep["xi"], deep["xi_ci"],
                  "the deepest RNN's ξ interval above that of the narrowest single-layer RNN with at least as many "
