@@ -22,4 +22,5 @@ def test_recorded_run_is_complete(folder):
     assert PROVENANCE_KEYS <= set(provenance)
     assert provenance["profile"] == folder.parent.name and not provenance["commit"].endswith("+dirty")
     assert list(folder.glob("*.png")), "no figure recorded"
-    assert sum(f.stat().st_size for f in folder.iterdir()) < 2_000_000, "keep reference results small"
+    # 3 MB: a reference run keeps every seed's position-wise curve, which its claims' intervals need
+    assert sum(f.stat().st_size for f in folder.iterdir()) < 3_000_000, "keep reference results small"

@@ -51,7 +51,7 @@ class MemorisationFit:
     ----------
     hidden_size : int
     outputs : ndarray, shape (n_restarts, N)
-        ``f(x_j)`` of each restart's model, evaluated by :meth:`SSMWeights.outputs` in float64.
+        ``f(x_j)`` of each restart's model, evaluated by :meth:`seqmi.theory.ngram_ssm.SSMWeights.outputs` in float64.
     targets : ndarray, shape (N,)
     from_construction : bool
         Whether restart 0 started from Proposition 4.5's construction.
