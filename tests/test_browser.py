@@ -128,10 +128,14 @@ def test_scoreboard_lists_every_claim_and_links_the_chapters(book_run, browser):
         const main = tables[tables.length - 1];
         return [...main.querySelectorAll('tbody tr')].map(tr => ({
             id: tr.cells[0].innerText.trim(), verdict: tr.cells[4].innerText.trim(),
-            href: (tr.cells[6].querySelector('a') || {}).href || null}));
+            others: tr.cells[6].innerText.trim(),
+            href: (tr.cells[7].querySelector('a') || {}).href || null}));
     """)
     assert [r["id"] for r in table] == [r.claim["id"] for r in rows]
     assert [r["verdict"] for r in table] == [r.claim["verdict"] for r in rows]
+    # the claim's verdicts in the chapter's other runs (the live quick run at least, where recorded)
+    assert [r["others"] for r in table] == [
+        "; ".join(f"{o}: {v}" for o, v in row.elsewhere) or "—" for row in rows]
     for row, shown in zip(rows, table):
         # each row links to its chapter's claims section, which exists in the rendered chapter
         assert shown["href"] and f"notebooks/{row.chapter}.html#claims-" in shown["href"], shown
