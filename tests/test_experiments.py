@@ -41,10 +41,13 @@ def test_replicates_differ_and_pool_to_their_mean():
 
 
 def test_late_early_ratio():
-    from seqmi.experiments.ch04_bipartite_mi_l2m import late_early_ratio
+    from seqmi.claims.ch04_bipartite_mi_l2m import late_early_ratio
 
     assert late_early_ratio(np.ones(16)) == 1.0
-    assert late_early_ratio(np.r_[np.ones(4), np.ones(4), np.ones(4), 3 * np.ones(4)]) == 3.0
+    rising = np.r_[np.ones(4), np.ones(4), np.ones(4), 3 * np.ones(4)]
+    assert late_early_ratio(rising) == 3.0
+    # a stack of replicates: one ratio per curve
+    np.testing.assert_array_equal(late_early_ratio(np.stack([np.ones(16), rising])), [1.0, 3.0])
     with pytest.raises(ValueError, match="at least 4 positions"):
         late_early_ratio([1.0, 2.0])
 

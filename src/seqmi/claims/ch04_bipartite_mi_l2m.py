@@ -115,6 +115,30 @@ def _exact_claims(r: dict[str, Any]) -> list[Claim]:
     ]
 
 
+def late_early_ratio(position_kl: Any) -> Any:
+    """Mean KL over the last quarter of the positions over that of the second quarter.
+
+    The flatness measure of a position-wise KL curve (L2M, Fig. 4a): near 1 when the
+    model's error does not grow along the sequence. The first quarter is left out because
+    every model starts from the prior there.
+
+    Parameters
+    ----------
+    position_kl : array_like, shape (..., L)
+        ``L >= 4`` positions on the last axis; leading axes (replicates) give a ratio each.
+
+    Returns
+    -------
+    float for one curve, else an array of the leading shape
+    """
+    kl = np.asarray(position_kl, dtype=float)
+    if kl.ndim == 0 or kl.shape[-1] < 4:
+        raise ValueError(f"position_kl must hold curves of at least 4 positions, got shape {kl.shape}")
+    q = kl.shape[-1] // 4
+    ratio = kl[..., 3 * q:].mean(-1) / kl[..., q:2 * q].mean(-1)
+    return float(ratio) if kl.ndim == 1 else ratio
+
+
 def collapse_spearman(l2m_runs: dict[str, dict[str, Any]]) -> tuple[float, int]:
     """Spearman ρ of Mamba's average KL against the bipartite MI per state dimension.
 
@@ -179,10 +203,6 @@ def _fig4_claims(r: dict[str, Any]) -> list[Claim]:
         run = runs[f"{b}/d={w}/L={L}"]
         return np.asarray(run.get("position_kl_replicates", [run["position_kl"]]), dtype=float)
 
-    def late_early(x: np.ndarray) -> np.ndarray:
-        q = x.shape[-1] // 4
-        return x[..., 3 * q:].mean(-1) / x[..., q:2 * q].mean(-1)
-
     tf_max, ssm_max = replicates("transformer", w_large, L_max), replicates("mamba", w_small, L_max)
     tf_min, ssm_min = replicates("transformer", w_large, L_min), replicates("mamba", w_small, L_min)
     n_seeds = min(len(tf_max), len(ssm_max), len(tf_min), len(ssm_min))
@@ -190,7 +210,7 @@ def _fig4_claims(r: dict[str, Any]) -> list[Claim]:
         # independently trained models are the units: the spread between seeds is what the claim is about
         scale = scale.replace("one seed", f"{n_seeds} seeds")
         unit = f"Student-t over {n_seeds} seeds"
-        tf_r, ssm_r = late_early(tf_max), late_early(ssm_max)
+        tf_r, ssm_r = late_early_ratio(tf_max), late_early_ratio(ssm_max)
         tf_flat, ssm_flat, flat_gap = mean_ci(tf_r), mean_ci(ssm_r), mean_diff_ci(ssm_r, tf_r)
         tf_gr, ssm_gr = tf_max.mean(-1) / tf_min.mean(-1), ssm_max.mean(-1) / ssm_min.mean(-1)
         tf_g, ssm_g, growth_gap = mean_ci(tf_gr), mean_ci(ssm_gr), mean_diff_ci(ssm_gr, tf_gr)

@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from seqmi.claims import VERDICTS, check_record
-
-RECORDED = ("full", "reference")
+from seqmi.report import RECORDED_PROFILES
 PAPERS = {"shen2019": "Shen 2019", "chen2025": "Chen et al. 2025 (L2M)", "kerg2020": "Kerg et al. 2020",
           "nandakumar": "Nandakumar et al.", "primer": "closed forms (primer)", "book": "this book"}
 PAGE_FILE = "claims.md"  # the page, under book/
@@ -52,7 +51,7 @@ def chapter_source(root: Path, chapter: str, live: Path | None) -> tuple[Path, s
     A recorded run that predates the current claim record is passed over (the chapter's
     page says so too), so the scoreboard never shows a claim without its kind or scale.
     """
-    for profile in RECORDED:
+    for profile in RECORDED_PROFILES:
         folder = root / "results" / profile / chapter
         if (folder / "results.json").is_file() and _current(folder):
             return folder, f"results/{profile}"
@@ -70,14 +69,14 @@ def _live_label(folder: Path) -> str:
 
 def _other_verdicts(root: Path, chapter: str, live: Path | None, shown: Path) -> dict[str, dict[str, str]]:
     """``{claim id: {origin: verdict}}`` over the chapter's runs other than ``shown``."""
-    folders = [(root / "results" / p / chapter, f"results/{p}") for p in RECORDED]
+    folders = [(root / "results" / p / chapter, f"results/{p}") for p in RECORDED_PROFILES]
     if live is not None:
-        folders.append((live / chapter, "live"))
+        folders.append((live / chapter, "live run"))
     found: dict[str, dict[str, str]] = {}
     for folder, origin in folders:
         if folder == shown or not (folder / "results.json").is_file() or not _current(folder):
             continue
-        label = _live_label(folder) if origin == "live" else origin
+        label = _live_label(folder) if origin == "live run" else origin
         for claim in json.loads((folder / "results.json").read_text())["claims"]:
             found.setdefault(claim["id"], {})[label] = claim["verdict"]
     return found

@@ -101,21 +101,3 @@ def pool_replicates(records: list[dict[str, Any]]) -> dict[str, Any]:
             "final_train_loss": float(np.mean([r["final_train_loss"] for r in records])),
             "average_kl_replicates": [r["average_kl"] for r in records], "position_kl_replicates": kl.tolist()}
 
-
-def late_early_ratio(position_kl: Any) -> float:
-    """Mean KL over the last quarter of the positions over that of the second quarter.
-
-    The flatness measure of a position-wise KL curve (L2M, Fig. 4a): near 1 when the
-    model's error does not grow along the sequence. The first quarter is left out because
-    every model starts from the prior there.
-
-    Parameters
-    ----------
-    position_kl : array_like, shape (L,)
-        ``L >= 4``.
-    """
-    kl = np.asarray(position_kl, dtype=float)
-    if kl.ndim != 1 or len(kl) < 4:
-        raise ValueError(f"position_kl must be a 1-D curve of at least 4 positions, got shape {kl.shape}")
-    q = len(kl) // 4
-    return float(kl[3 * q:].mean() / kl[q:2 * q].mean())
