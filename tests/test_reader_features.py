@@ -109,3 +109,5 @@ def test_reclaim_decides_recorded_claims_again_from_the_numbers(tmp_path):
     target.write_text(json.dumps(stale))
     assert book.reclaim(root, "full") == [target]
     assert json.loads(target.read_text()) == payload  # numbers untouched, claims as the rule decides them
+    with pytest.raises(book.BookError, match="unknown profile 'ful'"):
+        book.reclaim(root, "ful")

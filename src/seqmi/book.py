@@ -652,6 +652,8 @@ def reclaim(root: Path, profile: str, only: list[str] | None = None) -> list[Pat
     """
     from seqmi.report import load_results, save_results
 
+    if profile not in PROFILES:
+        raise BookError(f"unknown profile {profile!r}; allowed: {', '.join(PROFILES)}")
     written = []
     for chapter in select(root, only):
         folder = root / "results" / profile / chapter
