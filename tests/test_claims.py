@@ -97,9 +97,10 @@ def _curve(kind, n=100):
     return (0.1 * np.exp(-tau / 20) if kind == "exp" else 0.1 * tau**-0.5).tolist()
 
 
-def _point(xi, lo, hi, params=100, kind="exp", gamma=1.0, gamma_ci=(0.9, 1.1), n_fit=100):
+def _point(xi, lo, hi, params=100, kind="exp", gamma=1.0, gamma_ci=(0.9, 1.1), n_fit=100, form_ci=None):
+    form = form_ci or ([2.0, 3.0] if kind == "exp" else [-3.0, -2.0])  # ln(RSS_pow / RSS_exp): > 0 exponential
     return {"mi": _curve(kind), "xi": xi, "xi_ci": [lo, hi], "params": params, "gamma": gamma,
-            "gamma_ci": list(gamma_ci), "n_fit_points": n_fit}
+            "gamma_ci": list(gamma_ci), "n_fit_points": n_fit, "form_ci": form}
 
 
 def _ch03(widths=(2, 8), points=None, gains=None, gap_null=0.15):
@@ -155,11 +156,15 @@ def test_ch03_depth_claims_follow_the_noise_band():
     assert _ch03_claim(tf, "shen2019.fig10b.transformer-depth-gain").verdict == "reproduced"
 
 
-def test_ch03_decay_form_is_read_from_the_curve():
-    exp_form = ch03.form_interval(_curve("exp"), 1e-3)
-    pow_form = ch03.form_interval(_curve("power"), 1e-3)
-    assert exp_form[0] > 0 and pow_form[1] < 0
+def test_ch03_decay_form_is_read_from_its_bootstrap_interval():
     assert _ch03_claim(_ch03(), "shen2019.fig1a.rnn-exponential").verdict == "reproduced"
+    straddles = {"rnn_w2_d1": _point(12, 10, 14, form_ci=[-0.5, 1.5])}
+    open_form = _ch03_claim(_ch03(points=straddles), "shen2019.fig1a.rnn-exponential")
+    # half-width 1 against a centre 0.5: 500 * (1 / 0.5)^2 sequences; the Transformer: 500 * (0.5 / 0.2)^2
+    assert open_form.verdict == "inconclusive" and "needs ≈ 2000 generated sequences" in open_form.scale
+    tf = {"transformer_w8_d1": {**_ch03()["points"]["transformer_w8_d1"], "form_ci": [-0.3, 0.7]}}
+    transformer = _ch03_claim(_ch03(points=tf), "shen2019.fig3a.transformer-power-law")
+    assert transformer.verdict == "inconclusive" and "needs ≈ 3125 generated sequences" in transformer.scale
     power = {"rnn_w2_d1": _point(12, 10, 14, kind="power")}
     assert _ch03_claim(_ch03(points=power), "shen2019.fig1a.rnn-exponential").verdict == "not reproduced"
     # xi intervals overlapping the data's leave the claim open

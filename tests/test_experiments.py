@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -129,6 +130,22 @@ def test_decay_fits_tell_exponential_from_power_law():
     assert power["pow_rss"] < power["exp_rss"]
 
 
+def test_decay_fits_take_their_intervals_from_bootstrap_replicates():
+    tau = np.arange(1.0, 101.0)
+    # replicates whose decay length scatters between 25 and 35: the interval is that scatter
+    lengths = np.linspace(25.0, 35.0, 201)
+    reps = 0.1 * np.exp(-tau / lengths[:, None])
+    fit = ch03.decay_fits(0.1 * np.exp(-tau / 30.0), 1e-3, reps)
+    assert fit["xi"] == pytest.approx(30.0) and fit["ci_method"] == "bootstrap over rows (201 replicates)"
+    assert fit["xi_ci"] == pytest.approx([25.1, 34.9], abs=0.2)
+    assert ch03.decay_fits(0.1 * np.exp(-tau / 30.0), 1e-3)["ci_method"] == "regression"
+    # replicates that do not decay: a rate interval reaching 0 leaves xi unbounded above
+    flat = np.vstack([reps[:190], np.tile(0.05 + 1e-4 * tau, (11, 1))])
+    assert ch03.decay_fits(0.1 * np.exp(-tau / 30.0), 1e-3, flat)["xi_ci"][1] == float("inf")
+    power = ch03.decay_fits(0.1 * tau ** -0.4, 1e-3, 0.1 * tau ** -np.linspace(0.35, 0.45, 101)[:, None])
+    assert power["gamma_ci"] == pytest.approx([0.3525, 0.4475], abs=1e-3)
+
+
 def test_decay_fits_without_enough_points_are_nan():
     out = ch03.decay_fits(np.full(10, 1e-5), 1e-3)
     assert out["n_fit_points"] == 0 and np.isnan(out["xi"]) and np.isnan(out["gamma"])
@@ -181,6 +198,24 @@ def test_a_spent_budget_stops_a_family_that_resumes_to_the_same_record(tmp_path,
     assert (tmp_path / "checkpoint.pt").is_file()
     resumed = ch03.binary_point(point, str(tmp_path), BINARY)
     assert measured(resumed["models"][0]) == measured(whole["models"][0])
+
+
+def test_more_generated_sequences_measure_the_trained_checkpoint_again(tmp_path):
+    point = ("rnn", (4,), 1)
+    first = ch03.binary_point(point, str(tmp_path), BINARY)
+    more = replace(BINARY, n_generate=40)
+    assert ch03.training_spec(more) == ch03.training_spec(BINARY) != ch03.training_spec(replace(BINARY, n_train=21))
+    again = ch03.binary_point(point, str(tmp_path), more)
+    assert again["train_s"] < first["train_s"], "the final checkpoint is read back, not trained again"
+    assert again["models"][0]["val_loss"] == first["models"][0]["val_loss"]
+    assert measured(again["models"][0]) == measured(ch03.binary_point(point, None, more)["models"][0])
+
+
+def test_text_training_specs_leave_out_the_measurement_only():
+    char = ch03.CharSettings(TEXT, window=16, epochs=1, lstm_batch=4, transformer_batch=8, transformer_lr=0.003)
+    spec = ch03.training_spec(char)
+    assert spec["text"] == {"train_chars": 4000, "patience": 1, "restarts": 1, "seed": 0, "device": "cpu"}
+    assert spec == ch03.training_spec(replace(char, text=replace(TEXT, generate=640, row=64, max_lag=16)))
 
 
 @pytest.mark.parametrize("point, settings", [

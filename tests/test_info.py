@@ -282,3 +282,35 @@ def test_torch_transform_path_on_cpu_tensors(monkeypatch):
         monkeypatch.setattr(counting, "_TORCH_FFT_ON_CPU", True)
         np.testing.assert_array_equal(lagged_pair_counts(x, max_lag, method="fft", device="cpu")[0], expected)
         monkeypatch.setattr(counting, "_TORCH_FFT_ON_CPU", False)
+
+
+# ---------------------------------------------------------------- bootstrap over rows
+
+from seqmi.info import two_point_mi_bootstrap  # noqa: E402
+
+
+def test_bootstrap_replicates_spread_like_independent_samples():
+    x = binary_symmetric_chain(2000, 300, 0.1, seed=3)
+    est, reps = two_point_mi_bootstrap(x, 10, n_boot=300, n_blocks=100, seed=1)
+    assert np.array_equal(est, two_point_mi(x, 10)) and reps.shape == (300, 10)
+    # the spread of estimates over fresh chains of the same size, which the bootstrap must match
+    fresh = np.stack([two_point_mi(binary_symmetric_chain(2000, 300, 0.1, seed=s), 10) for s in range(10, 40)])
+    ratio = reps.std(axis=0) / fresh.std(axis=0)
+    # 30 fresh samples estimate a standard deviation to about +-13%, so a ratio outside 0.6-1.6 is a fault
+    assert np.all((0.6 < ratio) & (ratio < 1.6)), ratio
+    exact = bsc_two_point_mi(0.1, np.arange(1, 11))
+    lo, hi = np.percentile(reps, [0.5, 99.5], axis=0)
+    assert np.all((lo < exact) & (exact < hi))
+
+
+def test_bootstrap_is_seeded_and_checks_its_input():
+    x = binary_symmetric_chain(50, 40, 0.2, seed=0)
+    a, b = two_point_mi_bootstrap(x, 5, 20, 10, seed=7)[1], two_point_mi_bootstrap(x, 5, 20, 10, seed=7)[1]
+    assert np.array_equal(a, b) and not np.array_equal(a, two_point_mi_bootstrap(x, 5, 20, 10, seed=8)[1])
+    with pytest.raises(ValueError, match="n_blocks must be in"):
+        two_point_mi_bootstrap(x, 5, 20, 51)
+    with pytest.raises(ValueError, match="n_boot"):
+        two_point_mi_bootstrap(x, 5, 0, 10)
+    wide = np.random.default_rng(0).integers(0, 2000, (4, 600))
+    with pytest.raises(ValueError, match="keeps .* counts"):
+        two_point_mi_bootstrap(wide, 500, 200, 4)

@@ -286,3 +286,41 @@ def test_an_absent_scheduler_is_an_error_naming_its_address():
     with pytest.raises(OSError, match="tcp://127.0.0.1:1 after"):
         with open_executor("tcp://127.0.0.1:1", timeout_s=0.5):
             pass
+
+
+def test_a_measurement_change_recomputes_records_from_the_same_checkpoints(tmp_path):
+    trainings = []
+
+    def compute(point, checkpoint_dir):
+        done = Path(checkpoint_dir) / "trained"
+        if not done.exists():  # what train_family's final checkpoint does: a rerun skips training
+            trainings.append(point)
+            done.parent.mkdir(parents=True)
+            done.write_text("weights")
+        return {"checkpoint": checkpoint_dir}
+
+    first = run_sweep(POINTS[:2], compute, cache_dir=tmp_path, spec={"n_train": 10, "n_generate": 100},
+                      checkpoint_spec={"n_train": 10}, name="toy", progress=False)
+    more = run_sweep(POINTS[:2], compute, cache_dir=tmp_path, spec={"n_train": 10, "n_generate": 800},
+                     checkpoint_spec={"n_train": 10}, name="toy", progress=False)
+    assert more.computed == POINTS[:2], "a new measurement setting recomputes every record"
+    assert trainings == POINTS[:2], "... from the checkpoints of the first run, without training again"
+    assert more.done == first.done
+    retrained = run_sweep(POINTS[:1], compute, cache_dir=tmp_path, spec={"n_train": 20, "n_generate": 800},
+                          checkpoint_spec={"n_train": 20}, name="toy", progress=False)
+    assert trainings == POINTS[:2] + POINTS[:1] and retrained.done != first.done
+
+
+def test_two_runs_sharing_a_cache_split_the_points(tmp_path):
+    # the other run finishes the last point while this one computes the first
+    other = []
+
+    def compute(point, checkpoint_dir):
+        if not other:
+            other.append(run_sweep(POINTS[-1:], noise_stats, cache_dir=tmp_path, name="toy", progress=False))
+        return noise_stats(point, checkpoint_dir)
+
+    result = run_sweep(POINTS, compute, cache_dir=tmp_path, name="toy", progress=False)
+    assert other[0].computed == POINTS[-1:]
+    assert result.computed == POINTS[:-1] and result.complete
+    assert result.done == run_sweep(POINTS, noise_stats, cache_dir=None, progress=False).done

@@ -257,6 +257,69 @@ def two_point_mi_with_error(
     return estimate, batches.std(axis=0, ddof=1) / np.sqrt(n_batches)
 
 
+#: Count entries (tables x lags x K^2) the bootstrap may hold: 2^27 int64 are 1 GiB.
+BOOTSTRAP_MAX_ENTRIES = 1 << 27
+
+
+def two_point_mi_bootstrap(
+    seqs: ArrayLike, max_lag: int, n_boot: int = 200, n_blocks: int = 100, seed: int = 0,
+    estimator: str = "grassberger",
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Two-point MI of all rows and its bootstrap replicates over the rows.
+
+    The rows are independent samples, so resampling them with replacement gives the
+    sampling distribution of the whole curve ``I(1..max_lag)``, the strong correlation
+    between neighbouring lags included; a fit made on every replicate then has an
+    interval that a regression on the lags (which treats them as independent) does not
+    give. The rows are cut into ``n_blocks`` groups whose pair counts are taken once;
+    a replicate draws ``n_blocks`` groups with replacement and sums their counts (with
+    one row per group this is the plain bootstrap over rows).
+
+    Parameters
+    ----------
+    seqs : array_like of int, shape (n_sequences, length)
+        Independent rows; at least ``n_blocks`` of them.
+    max_lag : int
+        Largest distance.
+    n_boot : int
+        Bootstrap replicates, ``>= 1``.
+    n_blocks : int
+        Groups of rows, ``>= 2``.
+    seed : int
+        Seed of the resampling.
+    estimator : str
+        Passed to :func:`mi_from_counts`.
+
+    Returns
+    -------
+    estimate : ndarray of float, shape (max_lag,)
+        :func:`two_point_mi` of all rows.
+    replicates : ndarray of float, shape (n_boot, max_lag)
+
+    Raises
+    ------
+    ValueError
+        When the count tables would exceed ``BOOTSTRAP_MAX_ENTRIES`` entries (large
+        alphabets: use :func:`two_point_mi_with_error`).
+    """
+    check_choice("estimator", estimator, ESTIMATORS)
+    x, k = compact_rows(seqs)
+    check_int("max_lag", max_lag, 1, x.shape[1] - 1)
+    check_int("n_boot", n_boot, 1)
+    check_int("n_blocks", n_blocks, 2, x.shape[0])
+    entries = (n_boot + n_blocks) * max_lag * k * k
+    if entries > BOOTSTRAP_MAX_ENTRIES:
+        raise ValueError(f"the bootstrap of {k} symbols at {max_lag} lags keeps {entries:,} counts "
+                         f"((n_boot + n_blocks) x max_lag x K^2), more than {BOOTSTRAP_MAX_ENTRIES:,}; lower "
+                         "n_boot, n_blocks or max_lag, or use two_point_mi_with_error")
+    parts = np.array_split(x, n_blocks)
+    method = choose_method(parts[0].shape[0], x.shape[1], k, max_lag)
+    blocks = np.stack([pair_counts(part, k, max_lag, method) for part in parts])
+    weights = np.random.default_rng(seed).multinomial(n_blocks, np.full(n_blocks, 1 / n_blocks), size=n_boot)
+    replicates = np.tensordot(weights, blocks, axes=1)
+    return mi_from_counts(blocks.sum(axis=0), estimator), mi_from_counts(replicates, estimator)
+
+
 def gaussian_mi(cov: ArrayLike, idx_x: ArrayLike, idx_y: ArrayLike) -> float:
     """Exact mutual information (nats) between two blocks of a multivariate Gaussian.
 

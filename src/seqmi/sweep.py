@@ -240,8 +240,9 @@ def _evaluate(compute: Callable[[Any, str | None], dict[str, Any]], point: Hasha
 
 
 def run_sweep(points: Iterable[Hashable], compute: Callable[[Any, str | None], dict[str, Any]], *,
-              cache_dir: str | os.PathLike | None, spec: Any = None, executor: Executor | None = None,
-              budget_s: float | None = None, name: str = "sweep", progress: bool = True) -> SweepResult:
+              cache_dir: str | os.PathLike | None, spec: Any = None, checkpoint_spec: Any = None,
+              executor: Executor | None = None, budget_s: float | None = None, name: str = "sweep",
+              progress: bool = True) -> SweepResult:
     """Compute ``compute(point, checkpoint_dir)`` for every point, cached, resumable, budgeted.
 
     Parameters
@@ -261,11 +262,19 @@ def run_sweep(points: Iterable[Hashable], compute: Callable[[Any, str | None], d
     cache_dir : path or None
         Finished points are ``cache_dir/<key>.json`` (:func:`sweep_key`), written
         atomically by this process (never by workers), and are read back instead of
-        computed; a point's checkpoints go to ``cache_dir/<key>/``. ``None`` or ``""``:
-        no cache, no checkpoints.
+        computed; a point's checkpoints go to ``cache_dir/<key>/`` (the key of
+        ``checkpoint_spec``). In-process, the cache is read again before each point, so
+        that two runs sharing it (one walking the points in reverse) split the work.
+        ``None`` or ``""``: no cache, no checkpoints.
     spec : JSON-describable, optional
         What every point's record also depends on (data, training settings, seeds):
         part of every cache key, so changing it recomputes every point.
+    checkpoint_spec : JSON-describable, optional
+        What a point's checkpoints depend on (``None``: ``spec``). A part of ``spec`` that
+        only the measurement after training reads (how many sequences a trained model
+        generates) is left out of it: changing that part recomputes every record from
+        the trained checkpoints instead of training again. It must hold everything that
+        training reads.
     executor : concurrent.futures.Executor, optional
         Where points run (see :func:`open_executor`). ``None``: in this process, one after
         the other, in order. Otherwise all points are submitted at once and their
@@ -303,6 +312,7 @@ def run_sweep(points: Iterable[Hashable], compute: Callable[[Any, str | None], d
     budget = Budget(budget_s or 0)
     order = list(dict.fromkeys(points))
     keys = {point: sweep_key(name, point, spec) for point in order}
+    trained = keys if checkpoint_spec is None else {point: sweep_key(name, point, checkpoint_spec) for point in order}
     # absolute: a worker's working directory need not be this process's
     cache = Path(cache_dir).absolute() if cache_dir else None
     records: dict[Hashable, dict[str, Any]] = {}
@@ -315,7 +325,7 @@ def run_sweep(points: Iterable[Hashable], compute: Callable[[Any, str | None], d
     computed: dict[Hashable, float] = {}
 
     def checkpoint_dir(point: Hashable) -> str | None:
-        return str(cache / keys[point]) if cache is not None else None
+        return str(cache / trained[point]) if cache is not None else None
 
     def fail(point: Hashable, err: BaseException) -> SweepError:
         return SweepError(f"sweep {name!r}: point {point!r} failed: {type(err).__name__}: {err}")
@@ -341,6 +351,12 @@ def run_sweep(points: Iterable[Hashable], compute: Callable[[Any, str | None], d
             for point in todo:
                 if budget.spent():
                     break
+                # another run sharing the cache (one walking the points in another order) may have finished it
+                shared = _read_record(cache / f"{keys[point]}.json") if cache is not None else None
+                if shared is not None:
+                    records[point] = shared
+                    bar.update(1)
+                    continue
                 try:
                     record, seconds = _evaluate(compute, point, checkpoint_dir(point), budget)
                 except Exception as err:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import lru_cache, partial
 from typing import Any
 
@@ -36,7 +36,7 @@ from seqmi.data.binary import binary_power_law
 from seqmi.data.text import UNK, CharVocab, Splits, WordVocab, join, kjv_documents, split_contiguous
 from seqmi.device import DeviceLike
 from seqmi.fit import fit_correlation_length, fit_power_law
-from seqmi.info import two_point_mi
+from seqmi.info import two_point_mi, two_point_mi_bootstrap
 from seqmi.models.lm import RNNLM, TransformerLM
 from seqmi.models.wordchar import CharLevelSampler, add_lstm_dropout
 from seqmi.rng import child_seed
@@ -56,6 +56,10 @@ BINARY_HEADS = 4  # attention heads of the binary Transformers (App. E.2.1)
 TEXT_HEADS = 8  # attention heads of the text Transformers (App. E.2.2)
 TEXT_THRESHOLD = 2e-3  # fits of text curves use I(tau) above this (App. E.1.2)
 HEAD_CHARS = 600  # characters of a text model's first sample kept in its record (App. F)
+BINARY_BOOTSTRAP = 200  # bootstrap replicates over generated sequences behind every binary interval
+BOOTSTRAP_BLOCKS = 100  # groups of rows the bootstrap resamples (one row per group below that)
+#: Settings fields that only sampling and measurement read, never training.
+MEASUREMENT_FIELDS = frozenset({"n_generate", "threshold", "generate", "row", "max_lag"})
 
 
 # ---------------------------------------------------------------- sweeps of families
@@ -102,40 +106,85 @@ def by_model(done: Mapping[Family, dict[str, Any]]) -> dict[Model, dict[str, Any
             for model, record in zip(members([point]), family["models"])}
 
 
+def training_spec(settings: BinarySettings | CharSettings | WordSettings) -> dict[str, Any]:
+    """What training reads of a sweep's settings: its :func:`seqmi.sweep.run_sweep` ``checkpoint_spec``.
+
+    ``settings`` as a dict, nested settings included, without ``MEASUREMENT_FIELDS``: a
+    rerun that generates more sequences (or characters) from the trained models, or fits
+    above another threshold, measures them again from the sweep's checkpoints instead of
+    training them again.
+    """
+    def strip(fields: dict[str, Any]) -> dict[str, Any]:
+        return {k: strip(v) if isinstance(v, dict) else v for k, v in fields.items() if k not in MEASUREMENT_FIELDS}
+
+    return strip(asdict(settings))
+
+
 # ---------------------------------------------------------------- the measurement
 
 
-def decay_fits(mi: np.ndarray, threshold: float) -> dict[str, Any]:
+def decay_fits(mi: np.ndarray, threshold: float, replicates: np.ndarray | None = None) -> dict[str, Any]:
     """Exponential and power-law fits of ``I(tau)``, ``tau = 1..len(mi)``, above ``threshold``.
 
     Returns the correlation length ``xi`` and exponent ``gamma`` with 95% intervals, and
     the residual sums of squares of both fits of ``ln I`` on the same points
     (``exp_rss < pow_rss``: the decay looks exponential rather than algebraic). NaN
     everywhere when fewer than 3 points exceed the threshold.
+
+    The intervals (``ci_method``) are the regression's, which treats the lags as
+    independent points and is far too narrow for a long-memory curve, unless
+    ``replicates`` (bootstrap curves over the sampled rows,
+    :func:`seqmi.info.two_point_mi_bootstrap`) are given. Then every replicate is fitted
+    on its own points above the threshold, and the intervals are the 2.5 and 97.5
+    percentiles of the fitted decay rate ``1/xi`` (inverted: a rate interval reaching 0
+    gives ``xi`` up to infinity), of ``gamma``, and of ``form = ln(pow_rss / exp_rss)``
+    (``form_ci``, positive: the exponential fits better; NaN without replicates).
     """
-    lags = np.arange(1, len(mi) + 1)
-    keep = np.isfinite(mi) & (mi > threshold)
-    out: dict[str, Any] = {"n_fit_points": int(keep.sum())}
-    if keep.sum() < 3:
-        nan = float("nan")
+    out: dict[str, Any] = {"n_fit_points": int((np.isfinite(mi) & (mi > threshold)).sum()), "ci_method": "regression"}
+    nan = float("nan")
+    fit = _fits(np.asarray(mi, dtype=float), threshold)
+    if fit is None:
         return {**out, "xi": nan, "xi_ci": [nan, nan], "gamma": nan, "gamma_ci": [nan, nan],
-                "exp_rss": nan, "pow_rss": nan}
+                "exp_rss": nan, "pow_rss": nan, "form_ci": [nan, nan]}
+    lags = np.arange(1, len(mi) + 1)
     xi = fit_correlation_length(lags, mi, threshold)
     pl = fit_power_law(lags, mi, threshold)
-    t, y = lags[keep].astype(float), np.log(mi[keep])
+    xi_ci, gamma_ci, form_ci = list(xi.ci), list(pl.ci), [nan, nan]
+    if replicates is not None:
+        reps = np.array([_fits(curve, threshold) or (nan, nan, nan, nan) for curve in np.asarray(replicates, float)])
+        rate, gamma, exp_rss, pow_rss = reps.T
+        lo, hi = np.nanpercentile(rate, [2.5, 97.5])
+        xi_ci = [1 / hi if hi > 0 else float("inf"), 1 / lo if lo > 0 else float("inf")]
+        gamma_ci = [float(v) for v in np.nanpercentile(gamma, [2.5, 97.5])]
+        form_ci = [float(v) for v in np.nanpercentile(np.log(pow_rss / exp_rss), [2.5, 97.5])]
+        out["ci_method"] = f"bootstrap over rows ({len(reps)} replicates)"
+    return {**out, "xi": xi.xi, "xi_ci": xi_ci, "gamma": pl.exponent, "gamma_ci": gamma_ci,
+            "exp_rss": fit[2], "pow_rss": fit[3], "form_ci": form_ci}
 
-    def rss(x: np.ndarray) -> float:
-        return float(np.polyfit(x, y, 1, full=True)[1].sum())
 
-    return {**out, "xi": xi.xi, "xi_ci": list(xi.ci), "gamma": pl.exponent, "gamma_ci": list(pl.ci),
-            "exp_rss": rss(t), "pow_rss": rss(np.log(t))}
+def _fits(curve: np.ndarray, threshold: float) -> tuple[float, float, float, float] | None:
+    """Decay rate ``1/xi``, exponent ``gamma`` and both fits' RSS of ``ln I`` above ``threshold``.
+
+    ``None`` under 3 points. Least squares as in :func:`seqmi.fit.fit_correlation_length`
+    and :func:`seqmi.fit.fit_power_law`, without their intervals: cheap enough for every
+    bootstrap replicate.
+    """
+    lags = np.arange(1, len(curve) + 1, dtype=float)
+    keep = np.isfinite(curve) & (curve > threshold)
+    if keep.sum() < 3:
+        return None
+    t, y = lags[keep], np.log(curve[keep])
+    (slope, _), exp_rss = np.polyfit(t, y, 1, full=True)[:2]
+    (power, _), pow_rss = np.polyfit(np.log(t), y, 1, full=True)[:2]
+    # an exact fit leaves no residual array
+    return float(-slope), float(-power), float(exp_rss.sum()), float(pow_rss.sum())
 
 
 def run_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.Module]],
                data: Sequences | Stream, configs: Sequence[TrainConfig], *, sample_seeds: Sequence[int],
                n_samples: int, sample_length: int, max_lag: int, threshold: float, device: DeviceLike = "cpu",
                checkpoint_dir: str | None = None, on_epoch_end: Callable[[dict[str, Any]], None] | None = None,
-               head_tokens: int = 0, progress: bool = False) -> dict[str, Any]:
+               head_tokens: int = 0, n_boot: int = 0, progress: bool = False) -> dict[str, Any]:
     """Train a family of models, sample from each, estimate and fit the two-point MI of the samples.
 
     Parameters
@@ -160,6 +209,9 @@ def run_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.Mo
         ``current_budget().check`` stops the family cleanly with its checkpoint saved.
     head_tokens : int
         How many tokens of each model's first sample to keep (text passages).
+    n_boot : int
+        Bootstrap replicates over the sampled rows for the fits' intervals
+        (:func:`decay_fits`); 0: the regression intervals.
     progress : bool
         Show the training progress bars.
 
@@ -184,9 +236,13 @@ def run_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.Mo
         start = time.perf_counter()
         samples = model.sample(n_samples, sample_length, seed=seed)
         sample_s = time.perf_counter() - start
-        mi = two_point_mi(samples, max_lag)
+        if n_boot:
+            mi, replicates = two_point_mi_bootstrap(samples, max_lag, n_boot, min(BOOTSTRAP_BLOCKS, n_samples),
+                                                    seed=child_seed(seed, "bootstrap"))
+        else:
+            mi, replicates = two_point_mi(samples, max_lag), None
         models.append({
-            "mi": mi.tolist(), **decay_fits(mi, threshold),
+            "mi": mi.tolist(), **decay_fits(mi, threshold, replicates),
             "val_loss": result.best_val_loss, "restart_val_losses": result.restart_val_losses,
             "epochs": result.epochs, "params": sum(p.numel() for p in model.parameters()),
             "state_floats": model.history_state_size(sample_length), "tokens_per_s": result.tokens_per_s,
@@ -324,7 +380,7 @@ def binary_point(point: Family, checkpoint_dir: str | None, settings: BinarySett
         sample_seeds=[child_seed(settings.seed, "binary-sample", kind, w, depth) for w in widths],
         n_samples=settings.n_generate, sample_length=settings.length, max_lag=settings.length - 1,
         threshold=settings.threshold, device=settings.device, checkpoint_dir=checkpoint_dir,
-        on_epoch_end=current_budget().check)
+        on_epoch_end=current_budget().check, n_boot=BINARY_BOOTSTRAP)
 
 
 # ---------------------------------------------------------------- text
