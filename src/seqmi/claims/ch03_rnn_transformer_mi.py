@@ -44,6 +44,16 @@ def _text_scale(r: dict[str, Any]) -> str:
             f"τ ≤ {s['text_max_lag']}")
 
 
+def _form_needs(n_generate: int, form: list[float]) -> str:
+    """What would decide a decay-form interval that straddles 0 (a clause of the scale column)."""
+    half, mid = (form[1] - form[0]) / 2, (form[0] + form[1]) / 2
+    need = needed_for_interval(n_generate, half, mid)
+    if need >= 100 * n_generate:
+        return (f"; the interval is centred at {mid:+.3f}: the power law and the exponential fit about equally well, "
+                "and no affordable number of sequences decides between them")
+    return f"; deciding the decay form needs ≈ {need:,} generated sequences"
+
+
 def _rnn_exponential(r: dict[str, Any]) -> Claim:
     widths = [w for w in r["settings"]["rnn_widths"] if _pt(r, "rnn", w)]
     data = r["data_fit"]
@@ -62,8 +72,7 @@ def _rnn_exponential(r: dict[str, Any]) -> Claim:
     if verdict == "inconclusive":
         worst = min((f for f in forms if all(map(math.isfinite, f))), key=lambda f: abs(sum(f)) / 2,
                     default=[float("nan")] * 2)
-        half, mid = (worst[1] - worst[0]) / 2, (worst[0] + worst[1]) / 2
-        scale += f"; deciding the decay form needs ≈ {needed_for_interval(r['n_generate'], half, mid)} generated sequences"
+        scale += _form_needs(r["n_generate"], worst)
     return Claim("shen2019.fig1a.rnn-exponential", "Shen 2019 Sec. 4.2.1, Fig. 1a",
                  "Vanilla-RNN samples decay exponentially, with ξ far below the data's", "statistical",
                  None, None,
@@ -176,8 +185,7 @@ def _transformer(r: dict[str, Any]) -> Claim:
     form_v = decide(form, 0.0, claim_above=False)
     verdict = combine([reach, form_v, decide_within(diff, -GAMMA_TOLERANCE, GAMMA_TOLERANCE)])
     if verdict == "inconclusive" and form_v == "inconclusive":
-        half, mid = (form[1] - form[0]) / 2, (form[0] + form[1]) / 2
-        scale += f"; deciding the decay form needs ≈ {needed_for_interval(r['n_generate'], half, mid)} generated sequences"
+        scale += _form_needs(r["n_generate"], form)
     return Claim(*claim, p["gamma"], p["gamma_ci"], rule, verdict, "", scale,
                  f"width {width}: γ={p['gamma']:.2f} vs data {data['gamma']:.2f} "
                  f"(difference ∈ [{diff[0]:+.2f}, {diff[1]:+.2f}]), {p['n_fit_points']}/{data['n_fit_points']} points, "
@@ -225,8 +233,11 @@ def _gap_claim(r: dict[str, Any], cid: str, source: str, statement: str, rule: s
     if r.get("samples_floor_dominated"):
         scale += "; samples floor-dominated (the training text at their size stays above 2e-3 at every τ)"
     if verdict == "inconclusive" and worst is not None:
-        scale += (f"; deciding {worst} needs ≈ {needed_for_interval(r['settings']['text_generate'], noise, diffs[worst]):,} "
-                  "generated characters per model")
+        need = needed_for_interval(r["settings"]["text_generate"], noise, diffs[worst])
+        scale += f"; deciding {worst} needs ≈ {need:,} generated characters per model"
+        if 2 * need > r.get("train_split_chars", math.inf):
+            scale += (f", and the noise band two disjoint training samples of that size: more than KJV's training "
+                      f"split ({r['train_split_chars']:,} characters) holds")
     return Claim(cid, source, statement, "statistical", None, None, rule, verdict, TEXT_SUBSTITUTION, scale,
                  detail + f"; noise band ± {noise:.2f}")
 

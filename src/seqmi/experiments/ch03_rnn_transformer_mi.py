@@ -218,7 +218,9 @@ def run_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.Mo
     Returns
     -------
     dict
-        JSON-ready: ``train_s``, the family's training wall time, and ``models``, one
+        JSON-ready: ``train_s``, the family's training wall time in this call (near 0 when
+        its checkpoint holds the finished training), ``train_busy_s``, its training compute
+        over every run that trained it (``busy_s`` of :class:`seqmi.train.TrainResult`), and ``models``, one
         record per config: ``mi``, fits (:func:`decay_fits`), validation loss, epochs,
         restart losses, parameter count, history state size, training throughput,
         sampling time, device, bf16 autocast, and ``head`` (the first ``head_tokens``
@@ -249,7 +251,7 @@ def run_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.Mo
             "sample_s": sample_s, "device": result.device, "amp": result.amp,
             "head": samples[0, :head_tokens].tolist(),
         })
-    return {"train_s": train_s, "models": models}
+    return {"train_s": train_s, "train_busy_s": sum(r.busy_s for r in results), "models": models}
 
 
 def _check_family(point: Family, kinds: Sequence[str]) -> None:

@@ -1,4 +1,6 @@
-"""Sweep points of chapter 04: the Gaussian L2M experiment of Chen et al. 2025, Fig. 4."""
+"""Sweep points of chapter 04: the Gaussian L2M experiment of Chen et al. 2025 (Fig. 4), and
+SmolLM2's samples for Shen 2019's Fig. 3(d), drawn in cached chunks so that a million
+characters per temperature can be drawn over several runs, or by several processes."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from seqmi.bipartite import load_smollm2, sample_documents
 from seqmi.data.subvolume import SubvolumeGaussian
 from seqmi.l2m import history_state_size
 from seqmi.models.gaussian_lm import GaussianSequenceModel, evaluate_kl, train_gaussian
@@ -101,3 +104,65 @@ def pool_replicates(records: list[dict[str, Any]]) -> dict[str, Any]:
             "final_train_loss": float(np.mean([r["final_train_loss"] for r in records])),
             "average_kl_replicates": [r["average_kl"] for r in records], "position_kl_replicates": kl.tolist()}
 
+
+
+# ---------------------------------------------------------------- SmolLM2 samples (Shen Fig. 3d)
+
+SAMPLE_CHUNK = 50_000  # characters of one cached chunk of samples (about 90 s on one CPU thread)
+
+
+@dataclass(frozen=True)
+class SampleSettings:
+    """What every chunk of SmolLM2 samples shares.
+
+    Attributes
+    ----------
+    chunk_chars : int
+        Characters drawn per chunk (at least; the last sample is kept whole).
+    batch, max_new_tokens : int
+        Samples drawn together, and their largest length in tokens
+        (:func:`seqmi.bipartite.sample_documents`).
+    seed : int
+        The chapter's seed; chunk ``c`` at temperature ``T`` samples under
+        ``child_seed(seed, "smol-sample", f"T={T:g}", c)``.
+    device : str
+    """
+
+    chunk_chars: int
+    batch: int
+    max_new_tokens: int
+    seed: int
+    device: str = "cpu"
+
+
+def sample_chunks(total_chars: int, temperatures: list[float]) -> tuple[list[tuple[float, int]], int]:
+    """The sweep points ``(temperature, chunk)`` that draw ``total_chars`` per temperature.
+
+    Returns the points and the characters per chunk: ``ceil(total_chars / SAMPLE_CHUNK)``
+    chunks of equal size, so that a small request is one chunk of exactly its size.
+    """
+    n = math.ceil(total_chars / SAMPLE_CHUNK)
+    return [(float(t), c) for t in temperatures for c in range(n)], math.ceil(total_chars / n)
+
+
+def sample_point(point: tuple[float, int], checkpoint_dir: str | None, settings: SampleSettings) -> dict[str, Any]:
+    """One chunk of SmolLM2's ancestral samples at one temperature.
+
+    Parameters
+    ----------
+    point : (temperature, chunk)
+    checkpoint_dir : str or None
+        Unused: a chunk is redrawn if interrupted.
+    settings : SampleSettings
+
+    Returns
+    -------
+    dict
+        ``docs``: the decoded samples, in the order drawn.
+    """
+    temperature, chunk = point
+    tokenizer, model, bos = load_smollm2(settings.device)
+    seed = child_seed(settings.seed, "smol-sample", f"T={temperature:g}", chunk)
+    docs = sample_documents(model, tokenizer, bos, settings.chunk_chars, temperature, settings.batch,
+                            settings.max_new_tokens, seed, settings.device)
+    return {"docs": docs}
