@@ -1,7 +1,9 @@
 """The claim rules: the record's validation, the decision helpers, and every branch of the
-statistical rules on synthetic results (no chapter is executed here)."""
+statistical rules on synthetic or recorded results (no chapter is executed here)."""
 
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -331,3 +333,25 @@ def test_fig4_claims_need_models_that_beat_the_context_free_kl():
                 "chen2025.fig4b.ssm-kl-collapse"):
         assert decided[cid].verdict == "inconclusive"
         assert "mamba d=4 L=64" in decided[cid].scale and "context-free" in decided[cid].scale
+
+
+# ---------------------------------------------------------------- chapter 06
+
+
+@pytest.mark.parametrize("updates, reached, max_steps, verdict", [
+    (41_000, True, 200_000, "reproduced"),
+    (200_000, False, 200_000, "not reproduced"),  # the authors' whole budget spent at chance: evidence against
+    (3_000, False, 3_000, "inconclusive"),  # below it: no evidence
+])
+def test_ch06_denoise_is_decided_on_the_run_with_the_authors_budget(updates, reached, max_steps, verdict):
+    recorded = Path(__file__).parents[1] / "results" / "reference" / "06_attention_gradients" / "results.json"
+    r = json.loads(recorded.read_text())["results"]
+    r["denoise_long"] = {"accuracy": 0.995 if reached else 0.125, "updates": updates,
+                         "steps_to_99": updates if reached else None, "length": 100, "hidden": 128, "lr": 1e-3,
+                         "max_steps": max_steps, "eval_steps": [], "eval_accuracy": [], "eval_loss": []}
+    denoise = claims.by_id(ch06.rules(r), "kerg2020.table5.denoise")
+    assert denoise.verdict == verdict and denoise.value == r["denoise_long"]["accuracy"]
+    assert f"at most {max_steps:,} updates" in denoise.scale
+    # results recorded before the long run: decided on the grid, as they were
+    del r["denoise_long"]
+    assert claims.by_id(ch06.rules(r), "kerg2020.table5.denoise").value == r["task_accuracy"]["denoise/100/relrnn"]

@@ -106,6 +106,16 @@ def test_profile_point_is_deterministic():
     assert a != profile_point((3, 4), None, PROFILE)
 
 
+def test_denoise_point_keeps_one_curve_point_per_evaluation():
+    settings = ch06.DenoiseSettings(hidden=4, length=20, steps=7, eval_every=3, batch=2, lr=0.01, seed=0)
+    a = ch06.denoise_point(0, None, settings)
+    assert {k: v for k, v in a.items() if k != "seconds_per_update"} == {
+        k: v for k, v in ch06.denoise_point(0, None, settings).items() if k != "seconds_per_update"}
+    assert a["updates"] == 7 and a["eval_steps"] == [3, 6] and len(a["eval_loss"]) == len(a["eval_accuracy"]) == 2
+    assert a["steps_to_99"] is None and 0 <= a["accuracy"] <= 1 and json.dumps(a)
+    assert ch06.denoise_point(1, None, settings)["eval_loss"] != a["eval_loss"], "a replicate has its own runs"
+
+
 # ---------------------------------------------------------------- chapter 03
 
 BINARY = ch03.BinarySettings(n_train=20, n_valid=10, length=16, mi_amplitude=0.1, mi_exponent=0.4, n_generate=10,
