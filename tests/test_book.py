@@ -223,6 +223,20 @@ def test_execute_sets_parameters_like_papermill(tmp_path):
 
 
 @pytest.mark.book
+def test_provenance_names_the_commit_the_chapter_started_from(tmp_path):
+    # the chapter edits the tree while it runs, as a developer may during a long run
+    root = _tiny_book(tmp_path, 'open("notebooks/edited.md", "w").write("changed while running")')
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(root)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "tiny"], check=True)
+    head = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    assert _cli(root, "execute").returncode == 0
+    provenance = json.loads((root / "_build" / "quick" / "artifacts" / "00_tiny" / "provenance.json").read_text())
+    assert provenance["commit"] == head and (root / "notebooks" / "edited.md").is_file()
+
+
+@pytest.mark.book
 def test_readme_plain_papermill_recipe(tmp_path):
     readme = (ROOT / "README.md").read_text()
     block = re.search(r"```bash\n(mkdir -p _build/mine\n.*?)```", readme, re.S)

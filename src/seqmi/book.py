@@ -381,6 +381,8 @@ def execute(root: Path, profile: str, only: list[str] | None = None,
         shown = artifacts.relative_to(root) if artifacts.is_relative_to(root) else artifacts
         parameters = {**overrides, "out_dir": str(shown)}
         print(f"[{profile}] executing {chapter} ...", flush=True)
+        # the code that runs is the tree as the chapter starts (edits during a long run are not in it)
+        commit = _git_commit(root)
         start = time.perf_counter()
         status, error = "ok", None
         os.environ[ROOT_ENV] = str(root)
@@ -394,7 +396,7 @@ def execute(root: Path, profile: str, only: list[str] | None = None,
             status, error = "failed", f"{err.ename}: {err.evalue}"
         wall = time.perf_counter() - start
         print(f"[{profile}] {chapter}: {status} in {wall:.1f} s" + (f" ({error})" if error else ""), flush=True)
-        provenance = _provenance(root, profile, parameters, wall)
+        provenance = _provenance(commit, profile, parameters, wall)
         (artifacts / PROVENANCE_FILE).write_text(json.dumps(provenance, indent=2) + "\n")
         # read just before writing: two executions into one folder (two chapters run side
         # by side) each add their own entry
@@ -404,9 +406,9 @@ def execute(root: Path, profile: str, only: list[str] | None = None,
     return {c: manifest[c] for c in selected}
 
 
-def _provenance(root: Path, profile: str, parameters: dict[str, Any], wall: float) -> dict[str, Any]:
+def _provenance(commit: str, profile: str, parameters: dict[str, Any], wall: float) -> dict[str, Any]:
     return {
-        "commit": _git_commit(root),
+        "commit": commit,
         "profile": profile,
         "parameters": {k: v for k, v in parameters.items() if k != "out_dir"},
         "device": _device_name(parameters.get("device", "auto")),
