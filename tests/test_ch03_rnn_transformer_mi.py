@@ -28,11 +28,14 @@ def test_quick_profile_finishes_every_point_in_time(res):
 def test_training_data_has_the_designed_power_law(res):
     mi = np.array(res["data_mi"])
     assert len(mi) == res["length"] - 1
-    # I(1) = 0.1 exactly by design; 800 x 127 pairs give a standard error of ~1e-3
+    # I(1) = 0.1 exactly by design; the baseline's 500 fresh sequences x 127 pairs give a
+    # standard error of ~1e-3
     assert mi[0] == pytest.approx(0.1, abs=0.01)
-    # the fitted exponent of one long-memory sample scatters widely: 0.37-0.47 over
-    # seeds 0-5 for gamma = 0.4 (the regression CI ignores that lags are correlated)
-    assert abs(res["data_fit"]["gamma"] - 0.4) < 0.12
+    # the fitted exponent of one long-memory sample scatters widely: 0.36-0.50 over seeds
+    # 0-5 for gamma = 0.4, which the bootstrap interval over the sequences takes in
+    fit = res["data_fit"]
+    assert abs(fit["gamma"] - 0.4) < 0.12 and fit["ci_method"].startswith("bootstrap")
+    assert fit["gamma_ci"][1] - fit["gamma_ci"][0] > 0.1
 
 
 def test_every_model_learned_the_short_range(res):
@@ -49,8 +52,11 @@ def test_every_model_learned_the_short_range(res):
 def test_correlation_lengths_come_with_intervals(res):
     for name, r in res["points"].items():
         lo, hi = r["xi_ci"]
-        if np.isfinite(r["xi"]):
-            assert lo <= r["xi"] <= hi, name
+        assert r["ci_method"].startswith("bootstrap") and lo <= hi, name
+        if np.isfinite(r["xi"]) and np.isfinite(hi):
+            # a percentile interval need not hold the whole sample's estimate (each replicate
+            # is fitted on its own points above the threshold), but it lies near it
+            assert lo - (hi - lo) <= r["xi"] <= hi + (hi - lo), name
         assert r["n_fit_points"] >= 3, name
 
 

@@ -57,7 +57,7 @@ def mi_panel(ax: Axes, lags: ArrayLike, curves: Sequence[tuple[str, ArrayLike, M
 
 def xi_panel(ax: Axes, series: Sequence[tuple[str, Sequence[float], Sequence[Mapping[str, Any] | None]]],
              reference: Mapping[str, Any], *, xlabel: str, title: str, log_x: bool = True,
-             reference_label: str = "training data") -> None:
+             reference_label: str = "data") -> None:
     """Correlation lengths ``xi`` with their 95% intervals against width or depth.
 
     Parameters
@@ -90,7 +90,10 @@ def xi_panel(ax: Axes, series: Sequence[tuple[str, Sequence[float], Sequence[Map
         xi = np.array([f["xi"] for _, f in got])
         lo = np.array([f["xi_ci"][0] for _, f in got])
         hi = np.array([min(f["xi_ci"][1], XI_CEILING) for _, f in got])
-        ax.errorbar(x, xi, yerr=[xi - lo, hi - xi], fmt="o-", capsize=3, label=label)
+        # a percentile bootstrap interval need not contain the whole sample's estimate: the bar
+        # then spans the interval and the estimate
+        ax.errorbar(x, xi, yerr=[np.clip(xi - lo, 0, None), np.clip(hi - xi, 0, None)], fmt="o-", capsize=3,
+                    label=label)
         plotted = True
     ax.axhline(reference["xi"], color="grey", ls="--", lw=1)
     ax.axhspan(*reference["xi_ci"], color="grey", alpha=0.2, label=reference_label)
