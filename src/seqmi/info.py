@@ -257,7 +257,7 @@ def two_point_mi_with_error(
     return estimate, batches.std(axis=0, ddof=1) / np.sqrt(n_batches)
 
 
-#: Count entries (tables x lags x K^2) the bootstrap may hold: 2^27 int64 are 1 GiB.
+#: The most count entries (tables x lags x K^2) the bootstrap may hold; 2^27 int64 take 1 GiB.
 BOOTSTRAP_MAX_ENTRIES = 1 << 27
 
 
