@@ -256,3 +256,5 @@ def test_sample_chunks_split_every_temperature_evenly():
     assert sample_chunks(20_000, [1]) == ([(1.0, 0)], 20_000)
     points, chars = sample_chunks(120_000, [1.0])
     assert len(points) == 3 and chars == 40_000
+    with pytest.raises(ValueError, match="total_chars"):
+        sample_chunks(0, [1.0])

@@ -3,7 +3,8 @@
 Every trained-model claim is decided from intervals: for binary models the 95% bootstrap
 intervals, over the generated sequences, of the fitted correlation lengths and exponents
 and of the decay form ``ln(RSS_pow / RSS_exp)`` (``form_ci`` of
-:func:`seqmi.experiments.ch03_rnn_transformer_mi.decay_fits`), and, for the text curves, the gap between two disjoint same-size samples of the training
+:func:`seqmi.experiments.ch03_rnn_transformer_mi.decay_fits`), and, for the text curves,
+the gap between two disjoint same-size samples of the training
 text (``gap_null``, the mismatch a perfect model would show at that sample size) as the
 noise band of a mismatch. When an interval admits both outcomes the claim is
 inconclusive and says how many generated sequences (or characters) would decide it,
@@ -77,7 +78,8 @@ def _rnn_exponential(r: dict[str, Any]) -> Claim:
                  "Vanilla-RNN samples decay exponentially, with ξ far below the data's", "statistical",
                  None, None,
                  "at every width: the bootstrap interval (over generated sequences) of ln(RSS_power/RSS_exp) above 0 "
-                 "(exponential fits better) and the ξ interval below the data's; any interval on the wrong side: not reproduced",
+                 "(exponential fits better) and the ξ interval below the data's; any interval on the wrong side: "
+                 "not reproduced",
                  verdict, "", scale, "; ".join(notes) + f"; data ξ={data['xi']:.0f} "
                  f"[{data['xi_ci'][0]:.0f}, {data['xi_ci'][1]:.0f}]")
 
@@ -175,7 +177,8 @@ def _transformer(r: dict[str, Any]) -> Claim:
     claim = ("shen2019.fig3a.transformer-power-law", "Shen 2019 Sec. 5.1, Fig. 3a, 9",
              "A small Transformer reproduces the power law (exponent close to the data's)", "statistical")
     rule = ("the smallest Transformer: above threshold over ≥ half the data's lags, bootstrap interval (over "
-            f"generated sequences) of ln(RSS_power/RSS_exp) below 0, and γ − γ_data within ±{GAMMA_TOLERANCE} (interval of the difference)")
+            f"generated sequences) of ln(RSS_power/RSS_exp) below 0, and γ − γ_data within ±{GAMMA_TOLERANCE} "
+            "(interval of the difference)")
     if p is None:  # its sweep point is pending (a run stopped by time_budget_s)
         return Claim(*claim, None, None, rule, "inconclusive", "", scale + f"; needs the Transformer of width {width}",
                      f"width {width}: pending")

@@ -16,6 +16,7 @@ from seqmi.data.subvolume import SubvolumeGaussian
 from seqmi.l2m import history_state_size
 from seqmi.models.gaussian_lm import GaussianSequenceModel, evaluate_kl, train_gaussian
 from seqmi.rng import child_seed
+from seqmi.validate import check_int
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,6 @@ def pool_replicates(records: list[dict[str, Any]]) -> dict[str, Any]:
             "average_kl_replicates": [r["average_kl"] for r in records], "position_kl_replicates": kl.tolist()}
 
 
-
 # ---------------------------------------------------------------- SmolLM2 samples (Shen Fig. 3d)
 
 SAMPLE_CHUNK = 50_000  # characters of one cached chunk of samples (about 90 s on one CPU thread)
@@ -141,6 +141,7 @@ def sample_chunks(total_chars: int, temperatures: list[float]) -> tuple[list[tup
     Returns the points and the characters per chunk: ``ceil(total_chars / SAMPLE_CHUNK)``
     chunks of equal size, so that a small request is one chunk of exactly its size.
     """
+    check_int("total_chars", total_chars, 1)
     n = math.ceil(total_chars / SAMPLE_CHUNK)
     return [(float(t), c) for t in temperatures for c in range(n)], math.ceil(total_chars / n)
 
