@@ -99,11 +99,12 @@ def test_transfer_point_is_deterministic_and_fine_tunes_relrnn_only():
     assert lstm["symbol_attention_mass"] is None and lstm["long_run"] is None
 
 
-def test_profile_point_is_deterministic():
-    a = profile_point((3, 2), None, PROFILE)
-    assert a == profile_point((3, 2), None, PROFILE)
-    assert np.all(np.isfinite(a["profile"])) and a["spread"] > 0
-    assert a != profile_point((3, 4), None, PROFILE)
+def test_profile_point_is_deterministic_and_replicates_differ():
+    a = profile_point((3, 2, 0), None, PROFILE)
+    assert a == profile_point((3, 2, 0), None, PROFILE)
+    assert np.all(np.isfinite(a["profile"])) and a["spread"] > 0 and 0 <= a["accuracy"] <= 1
+    assert a != profile_point((3, 4, 0), None, PROFILE)
+    assert a["profile"] != profile_point((3, 2, 1), None, PROFILE)["profile"]
 
 
 def test_denoise_point_keeps_one_curve_point_per_evaluation():

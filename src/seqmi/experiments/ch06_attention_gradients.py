@@ -1,13 +1,13 @@
 """Sweep points of chapter 06: the trained task models of Kerg et al. 2020 (Table 5, Fig. 3).
 
-Three sweeps, each point a model trained by
+Four sweeps, each point a model trained by
 :func:`seqmi.models.attentive_rnn.train_task_model` and measured:
 
 - :func:`grid_point`: Table 5's grid, one (task, T, model kind, replicate) per point;
 - :func:`transfer_point`: one model kind trained on Copy at a short delay, then tested at
   longer ones (length transfer), RelRNN optionally fine-tuned at a long delay;
-- :func:`profile_point`: RelRNN trained on Denoise with one (nu, rho), then its
-  gradient-norm profile (Fig. 3);
+- :func:`profile_point`: RelRNN trained on Denoise with one (nu, rho) and replicate, then
+  its gradient-norm profile (Fig. 3);
 - :func:`denoise_point`: RelRNN alone on Denoise from scratch with the authors' recipe and
   budget (Table 5's Denoise column).
 
@@ -336,34 +336,40 @@ class ProfileSettings:
     device: str = "cpu"
 
 
-def profile_point(point: tuple[int, int], checkpoint_dir: str | None, settings: ProfileSettings) -> dict[str, Any]:
+def profile_point(point: tuple[int, int, int], checkpoint_dir: str | None,
+                  settings: ProfileSettings) -> dict[str, Any]:
     """Train RelRNN with ``(nu, rho)`` on Denoise, then measure ``||grad_{h_t} L||`` at every step.
 
-    Every ``(nu, rho)`` is trained on the same batches and measured on the same held-out
-    sequences.
+    The settings of one replicate are trained on the same batches; every model is measured
+    on the same held-out sequences.
 
     Parameters
     ----------
-    point : (nu, rho)
-        Short-term buffer and relevant-set sizes.
+    point : (nu, rho, replicate)
+        Short-term buffer and relevant-set sizes; ``replicate`` numbers independent runs
+        (initialisation and batches) of one setting.
     checkpoint_dir : str or None
-        Unused: a point takes seconds and is recomputed if interrupted.
+        Unused: a point is recomputed if interrupted.
     settings : ProfileSettings
 
     Returns
     -------
     dict
         ``profile`` (list, one norm per step, from
-        :func:`~seqmi.models.attentive_rnn.hidden_gradient_profile`) and ``spread``: the
-        decades between its largest and smallest value over the first ``length`` steps.
+        :func:`~seqmi.models.attentive_rnn.hidden_gradient_profile`), ``spread`` (the
+        decades between its largest and smallest value over the first ``length`` steps)
+        and ``accuracy`` (held-out recall after the last update: whether the model left
+        the Denoise plateau).
     """
-    nu, rho = point
+    nu, rho, rep = point
     dev = resolve_device(settings.device)
-    model = _model("relrnn", settings.hidden, nu, rho, child_seed(settings.seed, "profile", "init", nu, rho))
-    train_task_model(model, _sampler("denoise", settings.length), settings.steps, settings.batch, settings.lr,
-                     child_seed(settings.seed, "profile", "batches"), dev, desc=f"nu={nu} rho={rho}")
+    model = _model("relrnn", settings.hidden, nu, rho, child_seed(settings.seed, "profile", "init", nu, rho, rep))
+    run = train_task_model(model, _sampler("denoise", settings.length), settings.steps, settings.batch, settings.lr,
+                           child_seed(settings.seed, "profile", "batches", rep), dev,
+                           desc=f"nu={nu} rho={rho} run {rep}")
     tokens, targets = denoise_task(settings.n_held_out, settings.length,
                                    child_seed(settings.seed, "profile", "held-out"))
     profile = hidden_gradient_profile(model, tokens, targets, dev)
     head = profile[:settings.length]
-    return {"profile": profile.tolist(), "spread": float(np.log10(head.max() / head.min()))}
+    return {"profile": profile.tolist(), "spread": float(np.log10(head.max() / head.min())),
+            "accuracy": float(run.final_metric)}
