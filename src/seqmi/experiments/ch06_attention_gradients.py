@@ -1,7 +1,7 @@
 """Sweep points of chapter 06: the trained task models of Kerg et al. 2020 (Table 5, Fig. 3).
 
-Four sweeps, each point a model trained by
-:func:`seqmi.models.attentive_rnn.train_task_model` and measured:
+Five sweeps, each point a model trained (by
+:func:`seqmi.models.attentive_rnn.train_task_model`, or by PPO for the agents) and measured:
 
 - :func:`grid_point`: Table 5's grid, one (task, T, model kind, replicate) per point;
 - :func:`transfer_point`: one model kind trained on Copy at a short delay, then tested at
@@ -9,7 +9,9 @@ Four sweeps, each point a model trained by
 - :func:`profile_point`: RelRNN trained on Denoise with one (nu, rho) and replicate, then
   its gradient-norm profile (Fig. 3);
 - :func:`denoise_point`: RelRNN alone on Denoise from scratch with the authors' recipe and
-  budget (Table 5's Denoise column).
+  budget (Table 5's Denoise column);
+- :func:`minigrid_point`: an LSTM, MemLSTM or RelLSTM agent trained by PPO on a MiniGrid
+  memory task, then tested there and on larger ones (Table 4).
 
 Every random stream is a :func:`~seqmi.rng.child_seed` of the chapter's seed named after
 what it draws. A model's initialisation is its own stream; the training batches (and the
@@ -32,6 +34,7 @@ from seqmi.data.copy_tasks import copy_task, denoise_task
 from seqmi.device import resolve_device
 from seqmi.models.attentive_rnn import (TaskModel, hidden_gradient_profile, recall_attention_mass,
                                         train_task_model, transfer_accuracy)
+from seqmi.rl import Agent, PPOConfig, evaluate_agent, train_ppo
 from seqmi.rng import child_seed
 
 #: The task generators, by name.
@@ -373,3 +376,74 @@ def profile_point(point: tuple[int, int, int], checkpoint_dir: str | None,
     head = profile[:settings.length]
     return {"profile": profile.tolist(), "spread": float(np.log10(head.max() / head.min())),
             "accuracy": float(run.final_metric)}
+
+
+# ---------------------------------------------------------------- Table 4's MiniGrid agents
+
+
+@dataclass(frozen=True)
+class MiniGridSettings:
+    """What every agent of the MiniGrid sweep (Table 4) shares.
+
+    Attributes
+    ----------
+    train_env : str
+        The MiniGrid environment the agents are trained on.
+    test_envs : tuple of str
+        Larger environments the trained agents are tested on, unchanged.
+    hidden : int
+        Width of the view embedding and of the core.
+    nu, rho : int
+        RelLSTM's buffer and relevant-set sizes (the authors': 5, 5).
+    ppo : PPOConfig
+        The training run.
+    eval_episodes : int
+        Fresh episodes per tested environment.
+    seed : int
+        The chapter's seed; every stream is a :func:`~seqmi.rng.child_seed` of it.
+    device : str
+    """
+
+    train_env: str
+    test_envs: tuple[str, ...]
+    hidden: int
+    nu: int
+    rho: int
+    ppo: PPOConfig
+    eval_episodes: int
+    seed: int
+    device: str = "cpu"
+
+
+def minigrid_point(point: tuple[str, int], checkpoint_dir: str | None, settings: MiniGridSettings) -> dict[str, Any]:
+    """Train one agent by PPO on ``train_env``, then test it there and on every ``test_envs``.
+
+    The agents of one replicate meet the same episode layouts in training (their actions,
+    and so their episodes' lengths, differ), and every agent is tested on the same ones.
+
+    Parameters
+    ----------
+    point : (kind, replicate)
+        ``kind`` in :data:`seqmi.models.memory_lstm.KINDS`; ``replicate`` numbers
+        independent runs (initialisation, layouts, action samples).
+    checkpoint_dir : str or None
+        Unused: the run is recomputed if interrupted.
+    settings : MiniGridSettings
+
+    Returns
+    -------
+    dict
+        The training curve, one value per rollout: ``success_curve``, ``return_curve``,
+        ``env_steps``; ``busy_s`` (training compute); ``evaluation``: ``{env: record}`` of
+        :func:`seqmi.rl.evaluate_agent` for the training environment and each tested one.
+    """
+    kind, rep = point
+    torch.manual_seed(child_seed(settings.seed, "minigrid", "init", kind, rep))
+    agent = Agent(kind, settings.hidden, settings.nu, settings.rho)
+    run = train_ppo(agent, settings.train_env, settings.ppo, child_seed(settings.seed, "minigrid", "train", rep),
+                    settings.device, desc=f"{kind} run {rep}")
+    evaluation = {env: evaluate_agent(agent, env, settings.eval_episodes,
+                                      child_seed(settings.seed, "minigrid", "eval", env), settings.device)
+                  for env in (settings.train_env, *settings.test_envs)}
+    return {"success_curve": run.success, "return_curve": run.returns, "env_steps": run.env_steps,
+            "busy_s": float(run.train.busy_s), "evaluation": evaluation}

@@ -45,9 +45,10 @@ class MemoryState:
         Steps taken (shared by the batch).
     h, c, s : Tensor, shape (B, n)
         The LSTM's hidden and cell states and the core's last output.
-    states, keys : list of Tensor
-        ``"full"``: every past ``h`` and its key ``U h``. ``"relevancy"``: the buffer's
-        ``nu`` slots (a ring: state ``t`` in slot ``t % nu``) then the relevant set's ``rho``.
+    states, keys : list of Tensor, or Tensor
+        ``"full"``: a list of every past ``h`` and of its key ``U h``. ``"relevancy"``: a
+        tensor ``(B, nu + rho, n)``, the buffer's ``nu`` slots (a ring: state ``t`` in slot
+        ``t % nu``) then the relevant set's ``rho``.
     score : Tensor, shape (B, nu + rho)
         ``"relevancy"``: each slot's relevance.
     valid : Tensor of bool, shape (B, nu + rho)
@@ -58,8 +59,8 @@ class MemoryState:
     h: torch.Tensor
     c: torch.Tensor
     s: torch.Tensor
-    states: list[torch.Tensor] = field(default_factory=list)
-    keys: list[torch.Tensor] = field(default_factory=list)
+    states: list[torch.Tensor] | torch.Tensor = field(default_factory=list)
+    keys: list[torch.Tensor] | torch.Tensor = field(default_factory=list)
     score: torch.Tensor | None = None
     valid: torch.Tensor | None = None
 
@@ -98,8 +99,8 @@ class MemoryLSTM(nn.Module):
         state = MemoryState(0, zeros, zeros, zeros)
         if self.kind == "relevancy":
             slots = self.nu + self.rho
-            state.states = [zeros] * slots
-            state.keys = [zeros] * slots
+            state.states = torch.zeros(batch, slots, self.hidden_size, device=device)
+            state.keys = torch.zeros(batch, slots, self.hidden_size, device=device)
             state.score = torch.zeros(batch, slots, device=device)
             state.valid = torch.zeros(batch, slots, dtype=torch.bool, device=device)
         return state
@@ -131,27 +132,27 @@ class MemoryLSTM(nn.Module):
     def _relevancy_step(self, h: torch.Tensor, c: torch.Tensor, key: torch.Tensor, query: torch.Tensor,
                         state: MemoryState) -> tuple[torch.Tensor, MemoryState]:
         nu, t = self.nu, state.step
-        states, keys = list(state.states), list(state.keys)
-        score, valid = state.score.clone(), state.valid.clone()
+        states, keys, score, valid = state.states, state.keys, state.score, state.valid
+        slots = torch.arange(nu + self.rho, device=h.device)
         slot = t % nu
         if t >= nu and self.rho:
             # the state leaving the buffer: into a free relevant slot, else over the least relevant if it scored higher
             free = ~valid[:, nu:]
             rel_score = score[:, nu:].masked_fill(free, float("-inf"))
-            target = torch.where(free.any(1), free.float().argmax(1), rel_score.argmin(1))
-            admit = free.any(1) | (score[:, slot] > rel_score.gather(1, target[:, None])[:, 0])
-            for j in range(self.rho):
-                into = (admit & (target == j))[:, None]
-                states[nu + j] = torch.where(into, states[slot], states[nu + j])
-                keys[nu + j] = torch.where(into, keys[slot], keys[nu + j])
-                score[:, nu + j] = torch.where(into[:, 0], score[:, slot], score[:, nu + j])
-                valid[:, nu + j] |= into[:, 0]
-        states[slot], keys[slot] = h, key
-        score[:, slot] = 0.0
-        valid[:, slot] = True
-        context, alpha = self._attend(query, torch.stack(states, 1), torch.stack(keys, 1), valid)
-        # relevance accrues only while a state sits in the buffer
-        score[:, :nu] += alpha[:, :nu].detach()
+            target = nu + torch.where(free.any(1), free.float().argmax(1), rel_score.argmin(1))
+            admit = free.any(1) | (score[:, slot] > rel_score.min(1).values)
+            into = admit[:, None] & (slots[None, :] == target[:, None])
+            states = torch.where(into[..., None], states[:, slot:slot + 1], states)
+            keys = torch.where(into[..., None], keys[:, slot:slot + 1], keys)
+            score = torch.where(into, score[:, slot:slot + 1], score)
+            valid = valid | into
+        here = slots == slot
+        states = torch.where(here[None, :, None], h[:, None], states)
+        keys = torch.where(here[None, :, None], key[:, None], keys)
+        valid = valid | here
+        context, alpha = self._attend(query, states, keys, valid)
+        # relevance accrues only while a state sits in the buffer; the new state's starts at zero
+        score = torch.where(here, 0.0, score) + alpha.detach() * (slots < nu)
         s = 0.5 * (h + context)
         return s, MemoryState(t + 1, h, c, s, states, keys, score, valid)
 
