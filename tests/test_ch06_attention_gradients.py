@@ -148,3 +148,38 @@ def test_table5_rows(book_run, res):
     # on generic patterns the inequality is a real check: the exact gradient against the measured depth
     generic = by_id(stored, "kerg2020.thm2.generic-patterns")
     assert generic["kind"] == "exact" and generic["verdict"] == "reproduced" and generic["value"] >= 1
+
+
+def test_fig3_sweep_keeps_every_replicate(book_run, res):
+    from seqmi.claims import by_id
+    from seqmi.claims.ch06_attention_gradients import fig3_contrasts
+
+    n = res["settings"]["profile_replicates"]
+    assert set(res["gradient_spread"]) == set(res["gradient_accuracy"]) == set(res["gradient_profiles"])
+    for key, spreads in res["gradient_spread"].items():
+        assert len(spreads) == len(res["gradient_accuracy"][key]) == len(res["gradient_profiles"][key]) == n
+        # a spread is the decades between the largest and smallest norm over the input steps
+        for spread, profile in zip(spreads, res["gradient_profiles"][key]):
+            head = np.array(profile[:res["settings"]["profile_length"]])
+            assert spread == pytest.approx(np.log10(head.max() / head.min()), rel=1e-9)
+    fig3 = by_id(book_run.claims(CHAPTER), "kerg2020.fig3.rho-destabilises")
+    assert fig3["value"] == pytest.approx(fig3_contrasts(res["gradient_spread"])["rho3_margin"].mean())
+
+
+def test_minigrid_agents(book_run, res):
+    from seqmi.claims import by_id
+
+    mg = res["minigrid"]
+    envs = [mg["train_env"], *mg["test_envs"]]
+    assert set(mg["runs"]) == {f"{k}/{r}" for k in mg["kinds"] for r in range(mg["replicates"])}
+    for run in mg["runs"].values():
+        assert len(run["success_curve"]) == len(run["env_steps"]) == mg["updates"]
+        assert np.all(np.diff(run["env_steps"]) > 0) and run["busy_s"] > 0
+        for env in envs:
+            ev = run["evaluation"][env]
+            assert ev["episodes"] == mg["eval_episodes"] and ev["success"] == ev["successes"] / ev["episodes"]
+            # the reward is 1 - 0.9 steps/max_steps on success and 0 otherwise
+            assert ev["mean_return"] <= ev["success"] + 1e-12
+    claims = book_run.claims(CHAPTER)
+    for cid in ("kerg2020.table4.memory-solved", "kerg2020.table4.memory-train", "kerg2020.table4.memory-transfer"):
+        assert by_id(claims, cid)["kind"] == "statistical"
