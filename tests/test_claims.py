@@ -403,3 +403,50 @@ def test_ch06_fig3_contrasts_pair_the_settings_of_one_seed():
     c = ch06.fig3_contrasts(spread)
     assert c["rho3_margin"].tolist() == [1.0, -1.0]
     assert c["range_gap"].tolist() == [0.5, 0.5]
+
+
+def _table4_results(rel: list[float], base: list[float], steps: int = 1_000_000, kinds=("full", "relevancy")) -> dict:
+    """The recorded reference results with a MiniGrid sweep: each agent's reward on every environment."""
+    recorded = Path(__file__).parents[1] / "results" / "reference" / "06_attention_gradients" / "results.json"
+    r = json.loads(recorded.read_text())["results"]
+    envs = ["MiniGrid-MemoryS7-v0", "MiniGrid-MemoryS13-v0"]
+
+    def run(reward: float) -> dict:
+        ev = {"episodes": 100, "successes": 100 * reward, "success": reward, "mean_return": reward * 0.95,
+              "mean_length": 10.0}
+        return {"env_steps": [steps // 2, steps], "success_curve": [0.5, reward], "evaluation": {e: ev for e in envs}}
+
+    runs = {f"{k}/{i}": run(v) for k, values in zip(kinds, (base, rel)) for i, v in enumerate(values)}
+    r["minigrid"] = {"train_env": envs[0], "test_envs": envs[1:], "kinds": list(kinds), "replicates": len(rel),
+                     "updates": 2, "n_envs": 64, "eval_episodes": 100, "lr": 1e-3, "runs": runs}
+    return r
+
+
+@pytest.mark.parametrize("rel, base, steps, verdicts", [
+    ([0.95, 0.97, 0.99], [0.40, 0.45, 0.42], 1_000_000, ("reproduced",) * 3),
+    # both at the memoryless optimum, far below the authors' budget: a failure there is no evidence
+    ([0.30, 0.31, 0.29], [0.30, 0.50, 0.70], 1_000_000, ("inconclusive",) * 3),
+    # the same failure after the authors' budget is evidence against the first claim
+    ([0.30, 0.31, 0.29], [0.30, 0.50, 0.70], 5_000_000, ("not reproduced", "inconclusive", "inconclusive")),
+    ([0.95], [0.40], 1_000_000, ("inconclusive",) * 3),  # one seed measures no spread between seeds
+])
+def test_ch06_table4_is_decided_over_seeds_within_the_budget(rel, base, steps, verdicts):
+    decided = ch06.rules(_table4_results(rel, base, steps))
+    rows = [claims.by_id(decided, f"kerg2020.table4.memory-{x}") for x in ("solved", "train", "transfer")]
+    assert tuple(c.verdict for c in rows) == verdicts
+    assert rows[0].value == pytest.approx(np.mean(rel) * 0.95)
+    assert rows[1].value == pytest.approx((np.mean(rel) - np.mean(base)) * 0.95)
+    assert "MemLSTM" in rows[1].rule and "not the paper's MemLSTM" not in rows[1].substitution
+    if len(rel) == 1:
+        assert all(c.ci is None and "≥ 3" in c.scale for c in rows)
+    elif steps < ch06.PAPER_ENV_STEPS and "inconclusive" in verdicts:
+        assert all("5,000,000" in c.scale for c in rows)
+
+
+def test_ch06_table4_names_an_lstm_baseline_and_a_missing_sweep():
+    r = _table4_results([0.95, 0.97, 0.99], [0.40, 0.45, 0.42], kinds=("lstm", "relevancy"))
+    train = claims.by_id(ch06.rules(r), "kerg2020.table4.memory-train")
+    assert "LSTM's" in train.rule and "not the paper's MemLSTM" in train.substitution
+    del r["minigrid"]
+    for c in ch06.rules(r)[-3:]:
+        assert c.verdict == "inconclusive" and "not run" in c.scale

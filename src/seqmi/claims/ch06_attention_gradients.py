@@ -356,6 +356,8 @@ def _table4_claims(r: dict[str, Any]) -> list[Claim]:
                                              "no evidence")
         elif verdict == "inconclusive":
             note = f"; its interval asks for ≈ {needed_samples(n, err, abs(value - threshold))} seeds"
+            if steps < PAPER_ENV_STEPS:
+                note += f" at this budget (the authors trained for {PAPER_ENV_STEPS:,} steps)"
         out.append(Claim(cid, source, statement, "statistical", float(value), ci if n >= 2 else None, rule, verdict,
                          sub, scale + note, detail))
     return out
