@@ -124,6 +124,9 @@ class Episodes:
     success : ndarray of bool, shape (B,)
         Whether it ended with a positive reward (the Memory environments' goal reached).
     lengths : ndarray of int, shape (B,)
+    advantages, targets : Tensor, shape (B, T), or None
+        GAE advantages (normalised over the rollout's steps) and value targets, set by
+        :func:`train_ppo` before the episodes are trained on.
     """
 
     views: torch.Tensor
