@@ -173,7 +173,8 @@ def test_minigrid_agents(book_run, res):
     envs = [mg["train_env"], *mg["test_envs"]]
     assert set(mg["runs"]) == {f"{k}/{r}" for k in mg["kinds"] for r in range(mg["replicates"])}
     for run in mg["runs"].values():
-        assert len(run["success_curve"]) == len(run["env_steps"]) == mg["updates"]
+        # one point per rollout, or per block of rollouts in a long run
+        assert len(run["success_curve"]) == len(run["env_steps"]) == min(mg["updates"], 120)
         assert np.all(np.diff(run["env_steps"]) > 0) and run["busy_s"] > 0
         for env in envs:
             ev = run["evaluation"][env]

@@ -350,6 +350,8 @@ def test_ch06_denoise_is_decided_on_the_run_with_the_authors_budget(updates, rea
                          "steps_to_99": updates if reached else None, "length": 100, "hidden": 128, "lr": 1e-3,
                          "max_steps": max_steps, "eval_steps": [], "eval_accuracy": [], "eval_loss": [],
                          "seconds_per_update": 0.02}
+    # Fig. 3's models still on the plateau, so that its scale names the way past it
+    r["gradient_accuracy"] = {k: [0.1] * len(v) for k, v in r["gradient_accuracy"].items()}
     decided = ch06.rules(r)
     denoise = claims.by_id(decided, "kerg2020.table5.denoise")
     assert denoise.verdict == verdict and denoise.value == r["denoise_long"]["accuracy"]
@@ -397,7 +399,8 @@ def test_ch06_fig3_is_decided_over_seeds_of_trained_models(rho3, recall, verdict
 
 
 def test_ch06_fig3_contrasts_pair_the_settings_of_one_seed():
-    spread = {f"nu={nu},rho={rho}": [1.0, 2.0] for nu, rho in [(15, x) for x in ch06.SWEPT] + [(x, 15) for x in ch06.SWEPT]}
+    settings = [(15, x) for x in ch06.SWEPT] + [(x, 15) for x in ch06.SWEPT]
+    spread = {f"nu={nu},rho={rho}": [1.0, 2.0] for nu, rho in settings}
     spread["nu=15,rho=3"] = [2.0, 1.0]
     spread["nu=3,rho=15"] = [1.5, 2.5]
     c = ch06.fig3_contrasts(spread)

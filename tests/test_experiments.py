@@ -259,3 +259,13 @@ def test_sample_chunks_split_every_temperature_evenly():
     assert len(points) == 3 and chars == 40_000
     with pytest.raises(ValueError, match="total_chars"):
         sample_chunks(0, [1.0])
+
+
+def test_compact_run_averages_blocks_of_rollouts():
+    record = {"success_curve": [0.0, 1.0] * 150, "return_curve": [0.5] * 300, "env_steps": list(range(10, 3010, 10)),
+              "busy_s": 1.0, "evaluation": {}}
+    short = ch06.compact_run(record, points=100)
+    assert len(short["success_curve"]) == len(short["env_steps"]) == 100
+    assert short["success_curve"] == [pytest.approx(0.5, abs=0.17)] * 100 and short["return_curve"][0] == 0.5
+    assert short["env_steps"][-1] == 3000 and short["busy_s"] == 1.0
+    assert ch06.compact_run(record, points=300) is record

@@ -42,11 +42,15 @@ Models (:mod:`seqmi.models`)
     - :mod:`seqmi.models.ngram_lm`: the SSM and RNN language models of Section 5
       (Nandakumar et al.) and their probes.
     - :mod:`seqmi.models.attentive_rnn`: self-attentive RNNs (RelRNN) and task training.
+    - :mod:`seqmi.models.memory_lstm`: LSTM cores with attention over past states
+      (MemLSTM, RelLSTM) that step with their memory carried.
 
 Training and sweeps
     - :mod:`seqmi.train`: the one training loop (:func:`seqmi.train.fit`), restarts and
       configurations trained together (:func:`seqmi.train.train_family`), checkpoints
       and resume.
+    - :mod:`seqmi.rl`: MiniGrid agents trained by PPO on whole episodes, through the
+      same loop.
     - :mod:`seqmi.family`: which runs share one family, and the batched recurrence that
       computes all members of a vanilla-RNN family at once.
     - :mod:`seqmi.sweep`: the sweep engine (:func:`seqmi.sweep.run_sweep`): cached,

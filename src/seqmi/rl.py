@@ -40,9 +40,9 @@ from seqmi.models.memory_lstm import MemoryLSTM, MemoryState
 from seqmi.train import Batches, Member, Task, TrainConfig, TrainResult, fit, member_result
 from seqmi.validate import check_float, check_int
 
-#: Widths of MiniGrid's cell encoding: object types, colours, states.
+#: Widths of the one-hot parts of MiniGrid's cell encoding (object types, colours, states).
 CELL_CODES = (11, 6, 3)
-#: Actions the agent may take: turn left, turn right, move forward. The Memory
+#: The actions the agent may take (turn left, turn right, move forward). The Memory
 #: environments ignore the other four (pick up, drop, toggle, done) but count their steps.
 ACTIONS = (0, 1, 2)
 

@@ -294,9 +294,9 @@ def _fig3_claim(r: dict[str, Any], past_plateau: str) -> Claim:
         "kerg2020.fig3.rho-destabilises", "Kerg et al. 2020 supplement Fig. 3",
         "Small ρ destabilises gradient propagation; ν has less leverage than ρ", "statistical",
         means["rho3_margin"], cis["rho3_margin"] if n >= 2 else None,
-        "per seed (the 8 settings of a seed share its batches): ρ = 3's spread of log10 ‖∇_{h_t}L‖ minus the largest "
-        "other ρ's, and the range of the spreads over ρ minus that over ν; both Student-t 95% intervals above 0: "
-        "reproduced, either below: not reproduced; only for models past the Denoise plateau",
+        "per seed (the 8 settings of a seed share its batches): ρ = 3's spread of log10 ‖∇_{h_t}L‖ minus the "
+        "largest other ρ's, and the range of the spreads over ρ minus that over ν; both Student-t 95% intervals "
+        "above 0: reproduced, either below: not reproduced; only for models past the Denoise plateau",
         verdict, f"RelRNN (the authors' RNN variant) on Denoise at T = {s['profile_length']}, not MemLSTM at T = 1000",
         scale, f"mean log10 spread, ρ = 3/8/18/25: {by_rho}; ν = 3/8/18/25: {by_nu}; range gap "
         f"{means['range_gap']:+.2f}" + (f" [{gap[0]:+.2f}, {gap[1]:+.2f}]" if n >= 2 else "") + recall)
@@ -318,7 +318,8 @@ def _table4_claims(r: dict[str, Any]) -> list[Claim]:
     mg = r.get("minigrid")  # absent from results recorded before the MiniGrid sweep
     if mg is None:
         return [Claim(cid, source, st, "statistical", None, None, "mean reward over seeds", "inconclusive", "",
-                      f"{profile_of(r)}: not run in this recording", "no MiniGrid run") for cid, st in zip(ids, statements)]
+                      f"{profile_of(r)}: not run in this recording", "no MiniGrid run")
+                for cid, st in zip(ids, statements)]
     n, train_env, test_env = mg["replicates"], mg["train_env"], mg["test_envs"][-1]
     base = "full" if "full" in mg["kinds"] else "lstm"
     steps = int(np.mean([mg["runs"][f"relevancy/{i}"]["env_steps"][-1] for i in range(n)]))

@@ -447,3 +447,19 @@ def minigrid_point(point: tuple[str, int], checkpoint_dir: str | None, settings:
                   for env in (settings.train_env, *settings.test_envs)}
     return {"success_curve": run.success, "return_curve": run.returns, "env_steps": run.env_steps,
             "busy_s": float(run.train.busy_s), "evaluation": evaluation}
+
+
+def compact_run(record: dict[str, Any], points: int = 120) -> dict[str, Any]:
+    """A :func:`minigrid_point` record with its per-rollout curves averaged over at most ``points`` blocks.
+
+    Each block's ``success_curve`` and ``return_curve`` are the means over its rollouts,
+    its ``env_steps`` the steps taken by its last one; a run of ``points`` rollouts or
+    fewer is returned as it is. The record's other fields are kept.
+    """
+    n = len(record["env_steps"])
+    if n <= points:
+        return record
+    bounds = np.linspace(0, n, points + 1).round().astype(int)
+    blocks = list(zip(bounds[:-1], bounds[1:]))
+    curves = {k: [float(np.mean(record[k][a:b])) for a, b in blocks] for k in ("success_curve", "return_curve")}
+    return {**record, **curves, "env_steps": [int(record["env_steps"][b - 1]) for _, b in blocks]}

@@ -31,7 +31,7 @@ from torch import nn
 
 from seqmi.validate import check_choice, check_int
 
-#: The core kinds: plain LSTM, full attention (MemLSTM), relevancy screening (RelLSTM).
+#: The core kinds, in order plain LSTM, full attention (MemLSTM) and relevancy screening (RelLSTM).
 KINDS = ("lstm", "full", "relevancy")
 
 
