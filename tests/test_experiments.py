@@ -269,3 +269,5 @@ def test_compact_run_averages_blocks_of_rollouts():
     assert short["success_curve"] == [pytest.approx(0.5, abs=0.17)] * 100 and short["return_curve"][0] == 0.5
     assert short["env_steps"][-1] == 3000 and short["busy_s"] == 1.0
     assert ch06.compact_run(record, points=300) is record
+    with pytest.raises(ValueError, match="points"):
+        ch06.compact_run(record, points=0)

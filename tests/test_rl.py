@@ -107,3 +107,11 @@ def test_training_is_reproducible_and_records_every_rollout():
 def test_bad_config_is_named(field, value):
     with pytest.raises(ValueError, match=field):
         PPOConfig(n_envs=8, **{field: value})
+
+
+def test_bad_episode_requests_are_named():
+    agent = Agent("lstm", hidden=4)
+    with pytest.raises(ValueError, match="seeds"):
+        run_episodes(agent, ENV, [], torch.Generator())
+    with pytest.raises(ValueError, match="batch"):
+        evaluate_agent(agent, ENV, episodes=2, seed=0, batch=0)

@@ -174,6 +174,8 @@ def run_episodes(agent: Agent, env_id: str, seeds: list[int], generator: torch.G
     -------
     Episodes
     """
+    if not seeds:
+        raise ValueError(f"seeds must name at least one episode, got {seeds!r}")
     device = resolve_device(device)
     envs = [make_env(env_id) for _ in seeds]
     views = np.stack([env.reset(seed=int(s))[0]["image"] for env, s in zip(envs, seeds)])
@@ -405,6 +407,7 @@ def evaluate_agent(agent: Agent, env_id: str, episodes: int, seed: int, device: 
         ``mean_length``.
     """
     check_int("episodes", episodes, 1)
+    check_int("batch", batch, 1)
     rng = np.random.default_rng(seed)
     generator = torch.Generator().manual_seed(seed)
     agent.eval()

@@ -36,6 +36,7 @@ from seqmi.models.attentive_rnn import (TaskModel, hidden_gradient_profile, reca
                                         train_task_model, transfer_accuracy)
 from seqmi.rl import Agent, PPOConfig, evaluate_agent, train_ppo
 from seqmi.rng import child_seed
+from seqmi.validate import check_int
 
 #: The task generators, by name.
 TASKS: dict[str, Callable[..., tuple[NDArray[np.int64], NDArray[np.int64]]]] = {
@@ -456,6 +457,7 @@ def compact_run(record: dict[str, Any], points: int = 120) -> dict[str, Any]:
     its ``env_steps`` the steps taken by its last one; a run of ``points`` rollouts or
     fewer is returned as it is. The record's other fields are kept.
     """
+    check_int("points", points, 1)
     n = len(record["env_steps"])
     if n <= points:
         return record
