@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from seqmi.bipartite import (compression_estimate, direct_estimate, document_prefixes, lm_scorer, lzma_size,
-                             ngram_entropy, position_nll, sample_documents, split_estimates, split_point,
+from seqmi.bipartite import (compression_estimate, direct_estimate, document_prefixes, document_windows, lm_scorer, lzma_size,
+                             ngram_entropy, position_nll, quarter_gap_change, sample_documents, split_estimates, split_point,
                              vclub_estimate)
 from seqmi.models.lm import TransformerLM, sequence_loss
 
@@ -256,3 +256,36 @@ def test_sample_documents_is_seeded_and_leaves_the_callers_generator_alone():
     assert docs != sample_documents(model, tok, 0, n_chars=200, temperature=1.0, batch=4, max_new_tokens=16, seed=6)
     with pytest.raises(ValueError, match="temperature"):
         sample_documents(model, tok, 0, n_chars=200, temperature=0.0)
+
+
+def test_document_windows():
+    docs = [np.arange(7), np.arange(2), np.arange(10, 20)]
+    rows, index = document_windows(docs, 3, per_doc=2)
+    np.testing.assert_array_equal(rows, [[0, 1, 2], [3, 4, 5], [10, 11, 12], [13, 14, 15]])
+    np.testing.assert_array_equal(index, [0, 0, 1, 1])
+    # one window per document is document_prefixes
+    np.testing.assert_array_equal(document_windows(docs, 3, per_doc=1)[0], document_prefixes(docs, 3))
+    rows, index = document_windows(docs, 3, per_doc=5, max_docs=1)
+    assert rows.shape == (2, 3) and index.tolist() == [0, 0]
+    with pytest.raises(ValueError, match="per_doc"):
+        document_windows(docs, 3, per_doc=0)
+    with pytest.raises(ValueError, match="no document"):
+        document_windows(docs, 50, per_doc=1)
+
+
+def test_quarter_gap_change():
+    # gap a - b is 0 in the second quarter and 1 in the last: a change of exactly 1 per window
+    b = np.zeros((3, 8))
+    a = np.zeros((3, 8))
+    a[:, 6:] = 1.0
+    a[2, 6:] = 3.0  # a third window, of the second document, changes by 3
+    np.testing.assert_allclose(quarter_gap_change(a, b, [0, 0, 1]), [1.0, 3.0])
+    # the first quarter is left out
+    a[:, :2] = 50.0
+    np.testing.assert_allclose(quarter_gap_change(a, b, [0, 1, 1]), [1.0, 2.0])
+    with pytest.raises(ValueError, match="one shape"):
+        quarter_gap_change(a, b[:, :4], [0, 0, 1])
+    with pytest.raises(ValueError, match="one document per window"):
+        quarter_gap_change(a, b, [0, 1])
+    with pytest.raises(ValueError, match="0 .. n_docs - 1"):
+        quarter_gap_change(a, b, [0, 2, 2])

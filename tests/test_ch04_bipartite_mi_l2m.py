@@ -144,6 +144,8 @@ def test_figure5_models_are_matched_and_scored(res):
         assert nll.shape == (max(res["text_bipartite"]["char Transformer/direct"]["lengths"]),)
         assert np.all(nll > 0) and nll.mean() < math.log(63)
     assert f5["gap_change_se"] > 0 and math.isfinite(f5["gap_change"])
+    # chapters are the units; each gives between one and windows_per_doc windows
+    assert f5["n_docs"] <= f5["n_windows"] <= f5["windows_per_doc"] * f5["n_docs"]
 
 
 def test_unequal_splits_of_the_gaussian_families(res):

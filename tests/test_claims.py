@@ -221,6 +221,20 @@ def test_ch04_vclub_difference_interval():
     assert ch04._docs(r, "m") == 6
 
 
+@pytest.mark.parametrize("change, verdict", [(0.05, "reproduced"), (-0.05, "not reproduced"),
+                                              (0.005, "inconclusive")])
+def test_ch04_fig5_interval_over_chapters(change, verdict):
+    f5 = {"gap_change": change, "gap_change_se": 0.01, "gap_late": 0.1, "n_docs": 100, "n_windows": 400,
+          "tf_params": 1000, "ssm_params": 1010, "tf_position_nll": [1.0] * 256, "tf_valid_loss": math.log(2),
+          "ssm_valid_loss": 2 * math.log(2)}
+    c = ch04._fig5_claim({"profile": "reference", "settings": {"char_steps": 10}, "figure5": f5})
+    assert c.verdict == verdict
+    assert c.ci == pytest.approx([change - 1.96 * 0.01, change + 1.96 * 0.01], abs=1e-4)
+    assert "100 held-out chapters (400 windows" in c.scale and "Mamba 2.000 bits/char" in c.detail
+    # the chapters that would decide it, from the interval's half-width and the measured change
+    assert ("needs ≈" in c.scale) == (verdict == "inconclusive")
+
+
 def test_ch04_rank_correlation_interval():
     lo, hi = ch04.spearman_interval(0.8, 4)
     assert lo < 0 < 0.8 < hi  # four runs say almost nothing

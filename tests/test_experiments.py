@@ -7,10 +7,13 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+import torch
 
 from seqmi.experiments import ch03_rnn_transformer_mi as ch03
 from seqmi.experiments import ch06_attention_gradients as ch06
-from seqmi.experiments.ch04_bipartite_mi_l2m import GaussianSettings, gaussian_point, pool_replicates
+from seqmi.experiments.ch04_bipartite_mi_l2m import (CharLMSettings, GaussianSettings, char_lm, char_windows,
+                                                     gaussian_point, matched_mamba_width, pool_replicates,
+                                                     train_char_lm)
 from seqmi.experiments.ch06_attention_gradients import (GridSettings, ProfileSettings, TransferSettings, grid_point,
                                                         profile_point, transfer_point)
 from seqmi.models.attentive_rnn import TaskModel
@@ -271,3 +274,43 @@ def test_compact_run_averages_blocks_of_rollouts():
     assert ch06.compact_run(record, points=300) is record
     with pytest.raises(ValueError, match="points"):
         ch06.compact_run(record, points=0)
+
+
+CHAR = CharLMSettings(depth=1, heads=2, d_state=2, window=8, steps=3, batch=2, lr=1e-3, seed=0)
+
+
+def test_char_windows_are_deterministic_windows_of_the_text():
+    text = np.arange(100)
+    rows = char_windows(text, CHAR)
+    assert rows.shape == (CHAR.steps * CHAR.batch, CHAR.window)
+    # every row is a contiguous piece of the text
+    np.testing.assert_array_equal(np.diff(rows, axis=1), 1)
+    np.testing.assert_array_equal(rows, char_windows(text, CHAR))
+    assert not np.array_equal(rows, char_windows(text, replace(CHAR, seed=1)))
+    with pytest.raises(ValueError, match="longer than the window"):
+        char_windows(np.arange(8), CHAR)
+
+
+def test_matched_mamba_width_is_the_closest_parameter_count():
+    target = sum(p.numel() for p in char_lm("transformer", 20, 16, CHAR).parameters())
+    width = matched_mamba_width(20, target, CHAR, max_width=64)
+    size = {w: sum(p.numel() for p in char_lm("mamba", 20, w, CHAR).parameters()) for w in range(4, 65, 4)}
+    assert width % 4 == 0 and abs(size[width] - target) == min(abs(v - target) for v in size.values())
+    with pytest.raises(ValueError, match="kind"):
+        char_lm("lstm", 20, 8, CHAR)
+
+
+@pytest.mark.parametrize("kind", ["transformer", "mamba"])
+def test_a_checkpointed_char_model_is_read_back(kind, tmp_path):
+    text = np.random.default_rng(0).integers(0, 20, 200)
+    data = Sequences(char_windows(text, CHAR), text[:16].reshape(2, 8))
+    first = train_char_lm(kind, 20, 8, data, CHAR, cache_dir=str(tmp_path))
+    again = train_char_lm(kind, 20, 8, data, CHAR, cache_dir=str(tmp_path))
+    assert len(list(tmp_path.iterdir())) == 1
+    for a, b in zip(first.model.state_dict().values(), again.model.state_dict().values()):
+        assert torch.equal(a, b)
+    assert again.best_val_loss == first.best_val_loss
+    # other data is another checkpoint, not the first one's weights
+    other = Sequences(data.train[::-1].copy(), data.valid)
+    train_char_lm(kind, 20, 8, other, CHAR, cache_dir=str(tmp_path))
+    assert len(list(tmp_path.iterdir())) == 2

