@@ -235,6 +235,17 @@ def test_ch04_fig5_interval_over_chapters(change, verdict):
     assert ("needs ≈" in c.scale) == (verdict == "inconclusive")
 
 
+def test_ch04_seeds_needed_scale_the_standard_error_not_the_t_interval():
+    seeds = np.array([1.1, 1.0, 1.3])
+    ci = claims.mean_ci(seeds)  # Student-t, 2 degrees of freedom: 4.3 standard errors each side
+    se = seeds.std(ddof=1) / math.sqrt(3)
+    assert (ci[1] - ci[0]) / 2 == pytest.approx(4.303 * se, rel=1e-3)
+    # the effect (mean - 1) is resolved at 1.96 standard errors: 6 seeds, not the 25 that
+    # scaling the t half-width would ask for
+    effect = seeds.mean() - 1.0
+    assert ch04._seeds_needed(3, [(ci, 1.0)]) == math.ceil(3 * (1.96 * se / effect) ** 2) == 6
+
+
 def test_ch04_rank_correlation_interval():
     lo, hi = ch04.spearman_interval(0.8, 4)
     assert lo < 0 < 0.8 < hi  # four runs say almost nothing
