@@ -233,6 +233,8 @@ def test_ch04_fig5_interval_over_chapters(change, verdict):
     assert "100 held-out chapters (400 windows" in c.scale and "Mamba 2.000 bits/char" in c.detail
     # the chapters that would decide it, from the interval's half-width and the measured change
     assert ("needs ≈" in c.scale) == (verdict == "inconclusive")
+    # beyond the corpus: the bound on the change is stated instead of a sample size alone
+    assert ("more than the KJV's 1,189" in c.scale) == (verdict == "inconclusive")
 
 
 def test_ch04_seeds_needed_scale_the_standard_error_not_the_t_interval():

@@ -19,6 +19,7 @@ import numpy as np
 
 from seqmi.claims import (Z95, Claim, combine, decide, decide_within, exact, illustration, mean_ci, mean_diff_ci,
                           needed_for_interval, needed_samples, profile_of)
+from seqmi.data.text import KJV_CHAPTERS
 
 BOUNDARY = ("the boundary operation between sub-volumes is our reading (b) of an ambiguous passage of "
             "App. B; reading (a) is computed alongside")
@@ -447,7 +448,12 @@ def _fig5_claim(r: dict[str, Any]) -> Claim:
     scale = (f"{profile_of(r)}: {f['tf_params']:,} vs {f['ssm_params']:,} parameters, {r['settings']['char_steps']} "
              f"steps, {f['n_docs']} held-out chapters ({windows} windows of {len(f['tf_position_nll'])} characters)")
     if verdict == "inconclusive":
-        scale += f"; needs ≈ {needed_for_interval(f['n_docs'], Z95 * f['gap_change_se'], f['gap_change'])} chapters"
+        need = needed_for_interval(f["n_docs"], Z95 * f["gap_change_se"], f["gap_change"])
+        scale += f"; needs ≈ {need:,} chapters"
+        if need > KJV_CHAPTERS:
+            scale += (f", more than the KJV's {KJV_CHAPTERS:,}: at {len(f['tf_position_nll'])} characters the gap "
+                      f"moves with position by less than {max(abs(ci[0]), abs(ci[1])):.3f} nats, and only longer "
+                      "contexts can show the paper's growth (its Fig. 5: 4,096 tokens of PG19)")
     return Claim("chen2025.fig5.transformer-advantage-grows", "Chen et al. 2025 Fig. 5",
                  "On text, the Transformer's advantage over an SSM of similar size grows with position", "statistical",
                  f["gap_change"], ci,

@@ -39,6 +39,9 @@ from numpy.typing import ArrayLike, NDArray
 
 from seqmi.validate import check_float, check_int
 
+KJV_CHAPTERS = 1189
+"""Chapters (documents) of the corpus: every sample count over chapters stops here."""
+
 
 @dataclass(frozen=True)
 class Document:
