@@ -40,7 +40,7 @@ from numpy.typing import ArrayLike, NDArray
 from seqmi.validate import check_float, check_int
 
 KJV_CHAPTERS = 1189
-"""Chapters (documents) of the corpus: every sample count over chapters stops here."""
+"""Chapters (documents) of the corpus, the ceiling of every sample count over chapters."""
 
 
 @dataclass(frozen=True)
