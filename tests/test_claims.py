@@ -245,7 +245,17 @@ def test_ch04_seeds_needed_scale_the_standard_error_not_the_t_interval():
     # the effect (mean - 1) is resolved at 1.96 standard errors: 6 seeds, not the 25 that
     # scaling the t half-width would ask for
     effect = seeds.mean() - 1.0
-    assert ch04._seeds_needed(3, [(ci, 1.0)]) == math.ceil(3 * (1.96 * se / effect) ** 2) == 6
+    assert claims.standard_error(seeds) == pytest.approx(se)
+    needed = ch04._seeds_needed(3, [(claims.standard_error(seeds), effect)])
+    assert needed == math.ceil(3 * (1.96 * se / effect) ** 2) == 6
+
+
+def test_standard_error_of_a_mean_and_of_a_difference():
+    a, b = np.array([1.0, 2.0, 3.0]), np.array([0.0, 4.0])
+    assert claims.standard_error(a) == pytest.approx(1 / math.sqrt(3))
+    # Welch's: the two groups' variances of the mean add
+    assert claims.standard_error(a, b) == pytest.approx(math.sqrt(1 / 3 + 8 / 2))
+    assert claims.standard_error(a, [5.0]) == math.inf
 
 
 def test_ch04_rank_correlation_interval():

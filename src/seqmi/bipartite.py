@@ -444,13 +444,7 @@ def document_prefixes(docs: Sequence[ArrayLike], length: int, max_docs: int | No
     -------
     ndarray of int, shape (n, length)
     """
-    check_int("length", length, 1)
-    rows = [np.asarray(d[:length], dtype=np.int64) for d in docs if len(d) >= length]
-    if max_docs is not None:
-        rows = rows[: check_int("max_docs", max_docs, 1)]
-    if not rows:
-        raise ValueError(f"no document holds {length} tokens")
-    return np.stack(rows)
+    return document_windows(docs, length, 1, max_docs)[0]
 
 
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"

@@ -243,6 +243,19 @@ def binomial_ci(successes: float, trials: int, z: float = Z95) -> list[float]:
     return [max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))]
 
 
+def standard_error(*groups: Sequence[float] | np.ndarray) -> float:
+    """Standard error over independent samples (seeds) of a mean (one group) or of a
+    difference of means (two groups, Welch's); infinite with fewer than two samples in a group.
+
+    The spread behind :func:`mean_ci` and :func:`mean_diff_ci`, without their t quantile:
+    what :func:`needed_samples` scales.
+    """
+    arrays = [np.asarray(g, dtype=float) for g in groups]
+    if not arrays or min(a.size for a in arrays) < 2:
+        return math.inf
+    return math.sqrt(sum(a.var(ddof=1) / a.size for a in arrays))
+
+
 def mean_ci(samples: Sequence[float] | np.ndarray, level: float = 0.95) -> list[float]:
     """Student-t interval of the mean of independent ``samples`` (seeds, restarts).
 

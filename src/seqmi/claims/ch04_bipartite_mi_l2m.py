@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from seqmi.claims import (Z95, Claim, combine, decide, decide_within, exact, illustration, mean_ci, mean_diff_ci,
-                          needed_for_interval, needed_samples, profile_of)
+                          needed_for_interval, needed_samples, profile_of, standard_error)
 from seqmi.data.text import KJV_CHAPTERS
 
 BOUNDARY = ("the boundary operation between sub-volumes is our reading (b) of an ambiguous passage of "
@@ -190,17 +190,10 @@ def _untrained(r: dict[str, Any], models: list[str]) -> str:
             f"above {LEARNED_FRACTION}; needs longer training (the paper: 500,000 steps)")
 
 
-def _seeds_needed(n: int, tests: list[tuple[list[float], float]]) -> int:
-    """Seeds at which every (interval, threshold) of ``tests`` would clear its threshold.
-
-    The intervals are Student-t intervals over ``n`` seeds: their half-widths are turned
-    back into standard errors (``n - 1`` degrees of freedom) before scaling, since at a few
-    seeds the t quantile, not the spread, makes most of the width.
-    """
-    from scipy import stats
-
-    t = float(stats.t.ppf(0.975, n - 1))
-    return max(needed_samples(n, (hi - lo) / 2 / t, abs((hi + lo) / 2 - threshold)) for (lo, hi), threshold in tests)
+def _seeds_needed(n: int, tests: list[tuple[float, float]]) -> int:
+    """Seeds at which every (standard error over ``n`` seeds, effect) of ``tests`` would be
+    resolved (:func:`seqmi.claims.needed_samples`)."""
+    return max(needed_samples(n, se, abs(effect)) for se, effect in tests)
 
 
 def _fig4_claims(r: dict[str, Any]) -> list[Claim]:
@@ -239,8 +232,11 @@ def _fig4_claims(r: dict[str, Any]) -> list[Claim]:
     flat_v = combine([decide(tf_flat, flat, claim_above=False), decide(flat_gap, 0.0, claim_above=True)])
     growth_v = combine([decide(ssm_g, 1.0, claim_above=True), decide(growth_gap, 0.0, claim_above=True)])
     if n_seeds >= 2:
-        flat_note = f"; needs ≈ {_seeds_needed(n_seeds, [(tf_flat, flat), (flat_gap, 0.0)])} seeds"
-        growth_note = f"; needs ≈ {_seeds_needed(n_seeds, [(ssm_g, 1.0), (growth_gap, 0.0)])} seeds"
+        flat_need = _seeds_needed(n_seeds, [(standard_error(tf_r), tf_r.mean() - flat),
+                                            (standard_error(ssm_r, tf_r), ssm_r.mean() - tf_r.mean())])
+        growth_need = _seeds_needed(n_seeds, [(standard_error(ssm_gr), ssm_gr.mean() - 1.0),
+                                              (standard_error(ssm_gr, tf_gr), ssm_gr.mean() - tf_gr.mean())])
+        flat_note, growth_note = f"; needs ≈ {flat_need} seeds", f"; needs ≈ {growth_need} seeds"
     else:
         flat_note = growth_note = "; deciding it needs several seeds per run and the reference profile's training"
     rho, n_runs = collapse_spearman(runs)
