@@ -141,7 +141,11 @@ def test_text_correlation_lengths_come_with_intervals(res):
 
 def test_word_and_depth_numbers(res):
     gaps, mid, gains, null = res["text_gaps"], res["intermediate_gaps"], res["depth_gains"], res["gap_null"]
-    assert all(np.isfinite(g) and g >= 0 for g in list(gaps.values()) + list(mid.values()))
+    sets = res["settings"]["text_sets"]
+    # one gap per sample set, every one a mean |ln I| difference
+    assert all(len(g) == sets and np.isfinite(g).all() and min(g) >= 0 for g in list(gaps.values()) + list(mid.values()))
+    # the sets are independent draws: their gaps differ
+    assert all(len(set(g)) > 1 for g in gaps.values())
     # a perfect model's gap: two disjoint 20 kB samples of the same text differ by ~0.1-0.3
     assert 0 < null < 1
     lstm = [g for n, g in gains.items() if "lstm" in n]
@@ -150,4 +154,4 @@ def test_word_and_depth_numbers(res):
     for name, g in gains.items():
         shallow, deep = name.split(" ")[1].split("×")[1].split("→")
         family, width = name.split(" ")[0], name.split(" ")[1].split("×")[0]
-        assert g == pytest.approx(gaps[f"{family} {width}×{shallow}"] - gaps[f"{family} {width}×{deep}"])
+        assert g == pytest.approx(np.subtract(gaps[f"{family} {width}×{shallow}"], gaps[f"{family} {width}×{deep}"]))

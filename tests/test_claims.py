@@ -105,12 +105,17 @@ def _point(xi, lo, hi, params=100, kind="exp", gamma=1.0, gamma_ci=(0.9, 1.1), n
             "gamma_ci": list(gamma_ci), "n_fit_points": n_fit, "form_ci": form}
 
 
-def _ch03(widths=(2, 8), points=None, gains=None, gap_null=0.15):
+def _sets(mean, spread=0.05, n=4):
+    """``n`` sample-set values with the given mean and a fixed spread (sd ≈ 0.9 · spread)."""
+    return list(mean + spread * np.linspace(-1, 1, n))
+
+
+def _ch03(widths=(2, 8), points=None, gains=None):
     pts = {f"rnn_w{w}_d1": _point(10 + w, 8 + w, 12 + w, params=10 * w) for w in widths}
     pts.update({f"lstm_w{w}_d1": _point(20 + w, 18 + w, 22 + w, params=40 * w) for w in widths})
     pts["rnn_w8_d2"] = _point(30, 28, 32, params=300)
-    pts["transformer_w8_d1"] = _point(float("inf"), 900, float("inf"), kind="power", gamma=0.45,
-                                      gamma_ci=(0.4, 0.5))
+    pts["transformer_w16_d1"] = _point(float("inf"), 900, float("inf"), kind="power", gamma=0.45,
+                                       gamma_ci=(0.4, 0.5))
     pts.update(points or {})
     return {
         "profile": "quick", "n_train": 800, "length": 128, "n_generate": 500, "threshold": 1e-3,
@@ -120,15 +125,17 @@ def _ch03(widths=(2, 8), points=None, gains=None, gap_null=0.15):
                                          "random_valid": [0.0, 0.009], "random_test": [0.005, 0.009]},
         "split_long_range": {"contiguous": {"valid": 1e-3, "train": 2e-4, "null_mean": 1.1e-3, "null_sd": 7e-5,
                                             "z_valid": -1.0, "z_train": -12.0}},
-        "text_gaps": {"lstm 64×1": 0.7, "transformer 64×1": 0.85},
-        "intermediate_gaps": {"lstm 64×1": 0.66, "word_lstm 64×1": 0.36, "word_transformer 64×1": 0.68},
-        "gap_null": gap_null,
-        "depth_gains": gains if gains is not None else {"lstm 64×1→2": -0.08, "word_lstm 64×1→2": -0.09},
+        "text_gaps": {"lstm 64×1": _sets(0.7), "transformer 64×1": _sets(0.85, 0.02)},
+        "intermediate_gaps": {"lstm 64×1": _sets(0.66), "word_lstm 64×1": _sets(0.36),
+                              "word_transformer 64×1": _sets(0.68)},
+        "gap_null": 0.05,
+        "depth_gains": gains if gains is not None else {"lstm 64×1→2": _sets(-0.08, 0.2),
+                                                        "word_lstm 64×1→2": _sets(-0.09, 0.2)},
         "samples_floor_dominated": False,
         "settings": {"restarts": 1, "rnn_widths": list(widths), "rnn_depths": [1, 2], "depth_widths": [8],
-                     "transformer_widths": [8], "text_lstm_widths": [64], "word_lstm_widths": [64],
+                     "transformer_widths": [8, 16], "text_lstm_widths": [64], "word_lstm_widths": [64],
                      "word_transformer_widths": [64], "text_train_chars": 200000, "text_epochs": 2,
-                     "word_epochs": 2, "text_generate": 20000, "text_max_lag": 100, "mid_start": 10,
+                     "word_epochs": 2, "text_generate": 20000, "text_sets": 4, "text_max_lag": 100, "mid_start": 10,
                      "split_row": 1000, "split_max_lag": 100},
     }
 
@@ -147,15 +154,30 @@ def test_ch03_saturation_needs_widths_above_32():
     assert _ch03_claim(_ch03((2, 32, 128), grows), "shen2019.fig1c.rnn-xi-saturates").verdict == "not reproduced"
 
 
-def test_ch03_depth_claims_follow_the_noise_band():
+def test_ch03_depth_claims_are_decided_over_sample_sets():
     c = _ch03_claim(_ch03(), "shen2019.fig8b.lstm-depth-no-gain")
     assert c.verdict == "inconclusive"
-    # the smallest |gain| decides the scale: 20 000 * (0.15 / 0.08)^2 characters
-    assert f"{math.ceil(20000 * (0.15 / 0.08) ** 2):,}" in c.scale
-    assert _ch03_claim(_ch03(gains={"lstm 64×1→2": -0.5}), "shen2019.fig8b.lstm-depth-no-gain").verdict == "reproduced"
-    assert _ch03_claim(_ch03(gains={"lstm 64×1→2": 0.5}), "shen2019.fig8b.lstm-depth-no-gain").verdict == "not reproduced"
-    tf = _ch03(gains={"word_transformer 64×1→2": 0.5}, gap_null=0.1)
+    # the comparison nearest to deciding (word_lstm's -0.09) sets the count: 4 sets * (1.96 * se / 0.09)^2
+    se = np.std(_sets(-0.09, 0.2), ddof=1) / 2
+    assert f"word_lstm 64×1→2 needs ≈ {math.ceil(4 * (1.959964 * se / 0.09) ** 2):,} sample sets" in c.scale
+    assert _ch03_claim(_ch03(gains={"lstm 64×1→2": _sets(-0.5)}), "shen2019.fig8b.lstm-depth-no-gain").verdict \
+        == "reproduced"
+    assert _ch03_claim(_ch03(gains={"lstm 64×1→2": _sets(0.5)}), "shen2019.fig8b.lstm-depth-no-gain").verdict \
+        == "not reproduced"
+    tf = _ch03(gains={"word_transformer 64×1→2": _sets(0.5)})
     assert _ch03_claim(tf, "shen2019.fig10b.transformer-depth-gain").verdict == "reproduced"
+    # one set measures no spread: never decided
+    one = _ch03(gains={"word_transformer 64×1→2": [0.5]})
+    assert _ch03_claim(one, "shen2019.fig10b.transformer-depth-gain").verdict == "inconclusive"
+
+
+def test_ch03_text_claims_pair_the_sets_of_two_models():
+    # the LSTM's gaps and the Transformer's move together over the sets (a shared text sample):
+    # their difference is exact although each gap alone spreads widely
+    base = _sets(0.8, 0.3)
+    results = {**_ch03(), "text_gaps": {"lstm 64×1": base, "transformer 64×1": [g - 0.05 for g in base]}}
+    c = _ch03_claim(results, "shen2019.fig3b.char-transformer-beats-lstm")
+    assert c.verdict == "reproduced" and "width 64: +0.05 [+0.05, +0.05]" in c.detail
 
 
 def test_ch03_decay_form_is_read_from_its_bootstrap_interval():
@@ -164,7 +186,7 @@ def test_ch03_decay_form_is_read_from_its_bootstrap_interval():
     open_form = _ch03_claim(_ch03(points=straddles), "shen2019.fig1a.rnn-exponential")
     # half-width 1 against a centre 0.5: 500 * (1 / 0.5)^2 sequences; the Transformer: 500 * (0.5 / 0.2)^2
     assert open_form.verdict == "inconclusive" and "needs ≈ 2,000 generated sequences" in open_form.scale
-    tf = {"transformer_w8_d1": {**_ch03()["points"]["transformer_w8_d1"], "form_ci": [-0.3, 0.7]}}
+    tf = {"transformer_w16_d1": {**_ch03()["points"]["transformer_w16_d1"], "form_ci": [-0.3, 0.7]}}
     transformer = _ch03_claim(_ch03(points=tf), "shen2019.fig3a.transformer-power-law")
     assert transformer.verdict == "inconclusive" and "needs ≈ 3,125 generated sequences" in transformer.scale
     power = {"rnn_w2_d1": _point(12, 10, 14, kind="power")}
@@ -175,19 +197,22 @@ def test_ch03_decay_form_is_read_from_its_bootstrap_interval():
 
 
 def test_ch03_a_form_interval_centred_on_zero_names_no_sample_size():
-    tf = {"transformer_w8_d1": {**_ch03()["points"]["transformer_w8_d1"], "form_ci": [-0.24, 0.23]}}
+    tf = {"transformer_w16_d1": {**_ch03()["points"]["transformer_w16_d1"], "form_ci": [-0.24, 0.23]}}
     c = _ch03_claim(_ch03(points=tf), "shen2019.fig3a.transformer-power-law")
     assert c.verdict == "inconclusive" and "centred at -0.005" in c.scale and "no affordable number" in c.scale
 
 
-def test_ch03_text_scale_says_when_the_corpus_cannot_supply_the_noise_band():
-    results = {**_ch03(gains={"word_transformer 64×1→2": -0.01}), "train_split_chars": 3_724_057}
-    c = _ch03_claim(results, "shen2019.fig10b.transformer-depth-gain")
-    # band 0.15 against a gain of 0.01: 20,000 * 15^2 = 4.5 M characters, twice that is more than the split
-    assert c.verdict == "inconclusive" and "needs ≈ 4,500,000 generated characters" in c.scale
-    assert "more than KJV's training split (3,724,057 characters) holds" in c.scale
-    small = _ch03_claim({**results, "train_split_chars": 10**9}, "shen2019.fig10b.transformer-depth-gain")
-    assert "training split" not in small.scale
+def test_ch03_fig3a_reads_the_papers_width_16_transformer():
+    c = _ch03_claim(_ch03(), "shen2019.fig3a.transformer-power-law")
+    assert c.verdict == "reproduced" and "width 16" in c.statement
+    exp = {"transformer_w16_d1": {**_ch03()["points"]["transformer_w16_d1"], "form_ci": [0.2, 0.7]}}
+    assert _ch03_claim(_ch03(points=exp), "shen2019.fig3a.transformer-power-law").verdict == "not reproduced"
+    # a profile without it (quick trains width 8 alone) cannot decide the paper's statement
+    results = _ch03()
+    results["settings"] = {**results["settings"], "transformer_widths": [8]}
+    del results["points"]["transformer_w16_d1"]
+    c = _ch03_claim(results, "shen2019.fig3a.transformer-power-law")
+    assert c.verdict == "inconclusive" and "not in this profile's widths" in c.detail
 
 
 def test_ch03_depth_beats_width_needs_a_wider_model():
@@ -203,7 +228,8 @@ def test_ch03_claims_of_a_run_with_pending_points():
     results["points"] = {}
     stored = claims.for_chapter("03_rnn_transformer_mi", results)
     transformer = claims.by_id(stored, "shen2019.fig3a.transformer-power-law")
-    assert transformer.verdict == "inconclusive" and "needs the Transformer of width 8" in transformer.scale
+    assert transformer.verdict == "inconclusive" and "needs the single-layer Transformer of width 16" in transformer.scale
+    assert "pending" in transformer.detail
 
 
 # ---------------------------------------------------------------- chapter 04

@@ -18,6 +18,7 @@ from seqmi.experiments.ch06_attention_gradients import (GridSettings, ProfileSet
                                                         profile_point, transfer_point)
 from seqmi.models.attentive_rnn import TaskModel
 from seqmi.models.lm import RNNLM
+from seqmi.info import two_point_mi
 from seqmi.sweep import Budget, OutOfTime
 from seqmi.train import Sequences, TrainConfig
 
@@ -123,9 +124,9 @@ def test_denoise_point_keeps_one_curve_point_per_evaluation():
 # ---------------------------------------------------------------- chapter 03
 
 BINARY = ch03.BinarySettings(n_train=20, n_valid=10, length=16, mi_amplitude=0.1, mi_exponent=0.4, n_generate=10,
-                             threshold=1e-3, max_epochs=2, patience=1, restarts=1, rnn_lr=0.01, lstm_lr=0.01,
+                             threshold=1e-3, max_epochs=2, patience=1, restarts=1, transformer_epochs=2, rnn_lr=0.01, lstm_lr=0.01,
                              transformer_lr=0.003, seed=0)
-TEXT = ch03.TextSettings(train_chars=4000, generate=64, row=32, max_lag=8, patience=1, restarts=1, seed=0)
+TEXT = ch03.TextSettings(train_chars=4000, generate=64, sample_sets=2, row=32, max_lag=8, patience=1, restarts=1, seed=0)
 TIMING = ("tokens_per_s", "sample_s")
 
 
@@ -181,6 +182,54 @@ def test_run_family_measures_every_model():
                         sample_length=32, max_lag=20, threshold=1e-3)
 
 
+def test_sample_sets_keep_the_first_set_and_add_independent_ones():
+    rng = np.random.default_rng(0)
+    x = (np.cumsum(rng.random((80, 32)) < 0.1, axis=1) % 2).astype(np.int64)
+    config = [TrainConfig(lr=0.02, batch_size=20, max_epochs=2, restarts=1, seed=0)]
+    common = dict(sample_seeds=[3], n_samples=40, sample_length=32, max_lag=10, threshold=1e-3)
+
+    def run(**kw):
+        torch.manual_seed(0)
+        return ch03.run_family(lambda: RNNLM(2, 4, 1, "lstm", embed_dim=2), Sequences(x[:60], x[60:]), config,
+                               **common, **kw)["models"][0]
+
+    one, three = run(), run(sample_sets=3)
+    assert "mi_sets" not in one and one["mi"] == three["mi"] == three["mi_sets"][0]
+    assert len(three["mi_sets"]) == 3 and three["mi_sets"][1] != three["mi_sets"][2]
+    with pytest.raises(ValueError, match="sample_sets"):
+        run(sample_sets=0)
+
+
+def test_curve_gap_is_the_mean_log_mismatch_over_the_kept_lags():
+    ref = np.array([0.4, 0.2, 0.1, 0.05])
+    mi = ref * np.exp([0.5, -0.5, 1.0, 3.0])
+    assert ch03.curve_gap(mi, ref, [True, True, True, False]) == pytest.approx(2 / 3)
+    # lags where either curve is at or below 0 do not count
+    assert ch03.curve_gap([0.4, -1e-4, 0.1, 0.1], ref, np.ones(4, bool)) == pytest.approx(np.log(2) / 3)
+    assert np.isnan(ch03.curve_gap(mi, ref, np.zeros(4, bool)))
+
+
+def test_set_gaps_cycle_through_the_references():
+    keep = np.ones(2, bool)
+    refs = [np.array([0.1, 0.1]), np.array([0.2, 0.2])]
+    sets = [np.array([0.1, 0.1])] * 3
+    assert ch03.set_gaps(sets, refs, keep) == pytest.approx([0.0, np.log(2), 0.0])
+    with pytest.raises(ValueError, match="reference"):
+        ch03.set_gaps(sets, [], keep)
+
+
+def test_reference_curves_use_disjoint_samples_of_the_rows():
+    rng = np.random.default_rng(0)
+    rows = rng.integers(0, 3, (10, 40))
+    refs = ch03.reference_curves(rows, 3, 5, seed=1)
+    assert len(refs) == 3 and all(len(r) == 5 for r in refs)
+    assert not np.allclose(refs[0], refs[1])
+    # the same seed, the same samples; fewer rows than asked: one sample of all of them
+    assert np.array_equal(refs[2], ch03.reference_curves(rows, 3, 5, seed=1)[2])
+    whole, = ch03.reference_curves(rows, 50, 5, seed=1)
+    assert np.allclose(whole, two_point_mi(rows, 5))
+
+
 def test_models_group_into_families_and_back():
     models = ch03.model_grid({"rnn": [2, 8], "lstm": [2, 8]}, {"rnn": ([8], [1, 2]), "lstm": ([8, 4], [1, 2])})
     assert models == [("rnn", 2, 1), ("rnn", 8, 1), ("lstm", 2, 1), ("lstm", 8, 1), ("rnn", 8, 2),
@@ -230,7 +279,8 @@ def test_text_training_specs_leave_out_the_measurement_only():
     char = ch03.CharSettings(TEXT, window=16, epochs=1, lstm_batch=4, transformer_batch=8, transformer_lr=0.003)
     spec = ch03.training_spec(char)
     assert spec["text"] == {"train_chars": 4000, "patience": 1, "restarts": 1, "seed": 0, "device": "cpu"}
-    assert spec == ch03.training_spec(replace(char, text=replace(TEXT, generate=640, row=64, max_lag=16)))
+    assert spec == ch03.training_spec(replace(char, text=replace(TEXT, generate=640, row=64, max_lag=16,
+                                                                 sample_sets=5)))
 
 
 @pytest.mark.parametrize("point, settings", [
@@ -247,6 +297,9 @@ def test_text_points_measure_characters(point, settings):
         compute, alphabet = ch03.word_point, ch03.word_corpus(TEXT.train_chars, settings.min_count).chars
     record, = compute(point, None, settings)["models"]
     assert len(record["mi"]) == TEXT.max_lag and np.isfinite(record["mi"]).all()
+    # the first sample set is the measured one; the others are drawn independently
+    first, second = record["mi_sets"]
+    assert first == record["mi"] and second != first and len(second) == TEXT.max_lag
     # word models too write characters: the head is one row of text
     assert len(alphabet.decode(record["head"])) == TEXT.row
     assert np.isfinite(record["val_loss"])

@@ -30,6 +30,7 @@ from functools import lru_cache, partial
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from torch import nn
 
 from seqmi.data.binary import binary_power_law
@@ -59,7 +60,7 @@ HEAD_CHARS = 600  # characters of a text model's first sample kept in its record
 BINARY_BOOTSTRAP = 200  # bootstrap replicates over generated sequences behind every binary interval
 BOOTSTRAP_BLOCKS = 100  # groups of rows the bootstrap resamples (one row per group below that)
 #: Settings fields that only sampling and measurement read, never training.
-MEASUREMENT_FIELDS = frozenset({"n_generate", "threshold", "generate", "row", "max_lag"})
+MEASUREMENT_FIELDS = frozenset({"n_generate", "threshold", "generate", "row", "max_lag", "sample_sets"})
 
 
 # ---------------------------------------------------------------- sweeps of families
@@ -180,11 +181,49 @@ def _fits(curve: np.ndarray, threshold: float) -> tuple[float, float, float, flo
     return float(-slope), float(-power), float(exp_rss.sum()), float(pow_rss.sum())
 
 
+def curve_gap(mi: ArrayLike, ref: ArrayLike, keep: ArrayLike) -> float:
+    """How far a model's ``I(tau)`` is from the text's: mean ``|ln I - ln I_ref|`` over ``keep``.
+
+    Only lags where both curves are positive count (the bias-corrected estimator can dip
+    below 0 at the floor); NaN when none does.
+    """
+    mi, ref = np.asarray(mi, dtype=float), np.asarray(ref, dtype=float)
+    use = np.asarray(keep, dtype=bool) & (mi > 0) & (ref > 0)
+    return float(np.abs(np.log(mi[use]) - np.log(ref[use])).mean()) if use.any() else float("nan")
+
+
+def reference_curves(rows: ArrayLike, n_rows: int, max_lag: int, seed: int) -> list[np.ndarray]:
+    """The text's ``I(tau)``, ``tau = 1..max_lag``, on disjoint random samples of ``n_rows`` of its ``rows``.
+
+    As many samples as the rows hold (one of all rows when there are fewer than
+    ``n_rows``): the references of :func:`set_gaps`, each of the size of one sample set.
+    """
+    rows = np.asarray(rows)
+    check_int("n_rows", n_rows, 1)
+    n = min(n_rows, len(rows))
+    order = np.random.default_rng(seed).permutation(len(rows))
+    return [two_point_mi(rows[np.sort(order[i * n:(i + 1) * n])], max_lag) for i in range(len(rows) // n)]
+
+
+def set_gaps(mi_sets: Sequence[ArrayLike], refs: Sequence[ArrayLike], keep: ArrayLike) -> list[float]:
+    """:func:`curve_gap` of every sample set of a model, set ``k`` against ``refs[k % len(refs)]``.
+
+    ``refs`` are the text's curves on disjoint samples of the size of one set: the
+    reference shares each set's estimator floor, and comparisons of two models pair their
+    sets by index, so that both meet the same text sample and its noise cancels from the
+    difference. The values over sets are the replicates of a Student-t interval.
+    """
+    if not refs:
+        raise ValueError("set_gaps needs at least one reference curve")
+    return [curve_gap(m, refs[k % len(refs)], keep) for k, m in enumerate(mi_sets)]
+
+
 def run_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.Module]],
                data: Sequences | Stream, configs: Sequence[TrainConfig], *, sample_seeds: Sequence[int],
                n_samples: int, sample_length: int, max_lag: int, threshold: float, device: DeviceLike = "cpu",
                checkpoint_dir: str | None = None, on_epoch_end: Callable[[dict[str, Any]], None] | None = None,
-               head_tokens: int = 0, n_boot: int = 0, progress: bool = False) -> dict[str, Any]:
+               head_tokens: int = 0, n_boot: int = 0, sample_sets: int = 1,
+               progress: bool = False) -> dict[str, Any]:
     """Train a family of models, sample from each, estimate and fit the two-point MI of the samples.
 
     Parameters
@@ -212,6 +251,10 @@ def run_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.Mo
     n_boot : int
         Bootstrap replicates over the sampled rows for the fits' intervals
         (:func:`decay_fits`); 0: the regression intervals.
+    sample_sets : int
+        Independent sets of ``n_samples`` rows drawn from each model; the first is the one
+        measured and fitted, and with more than one, ``mi_sets`` holds every set's curve:
+        the spread of a statistic over the sets is its sampling error (:func:`set_gaps`).
     progress : bool
         Show the training progress bars.
 
@@ -223,11 +266,12 @@ def run_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.Mo
         over every run that trained it (``busy_s`` of :class:`seqmi.train.TrainResult`), and ``models``, one
         record per config: ``mi``, fits (:func:`decay_fits`), validation loss, epochs,
         restart losses, parameter count, history state size, training throughput,
-        sampling time, device, bf16 autocast, and ``head`` (the first ``head_tokens``
-        sampled tokens).
+        sampling time, device, bf16 autocast, ``head`` (the first ``head_tokens``
+        sampled tokens), and with ``sample_sets > 1`` ``mi_sets``.
     """
     if len(sample_seeds) != len(configs):
         raise ValueError(f"got {len(sample_seeds)} sample seeds for {len(configs)} configs")
+    check_int("sample_sets", sample_sets, 1)
     start = time.perf_counter()
     results = train_family(make_model, data, configs, device=device, checkpoint_dir=checkpoint_dir,
                            progress=progress, on_epoch_end=on_epoch_end)
@@ -243,8 +287,12 @@ def run_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.Mo
                                                     seed=child_seed(seed, "bootstrap"))
         else:
             mi, replicates = two_point_mi(samples, max_lag), None
+        # the first set keeps the sampler's seed, so its numbers do not depend on sample_sets
+        more = [two_point_mi(model.sample(n_samples, sample_length, seed=child_seed(seed, "set", k)), max_lag)
+                for k in range(1, sample_sets)]
         models.append({
             "mi": mi.tolist(), **decay_fits(mi, threshold, replicates),
+            **({"mi_sets": [mi.tolist()] + [m.tolist() for m in more]} if sample_sets > 1 else {}),
             "val_loss": result.best_val_loss, "restart_val_losses": result.restart_val_losses,
             "epochs": result.epochs, "params": sum(p.numel() for p in model.parameters()),
             "state_floats": model.history_state_size(sample_length), "tokens_per_s": result.tokens_per_s,
@@ -301,6 +349,9 @@ class BinarySettings:
         Fits use the points with ``I(tau)`` above this.
     max_epochs, patience, restarts : int
         Stop rule and restarts of every model (:class:`~seqmi.train.TrainConfig`).
+    transformer_epochs : int
+        Epoch limit of the Transformers, in place of ``max_epochs``: the length of their
+        cosine schedule, which runs to its end unless patience stops it first.
     rnn_lr, lstm_lr, transformer_lr : float
         Peak learning rates: RMSprop for the recurrent models, Adam with cosine
         annealing for the Transformers.
@@ -319,6 +370,7 @@ class BinarySettings:
     max_epochs: int
     patience: int
     restarts: int
+    transformer_epochs: int
     rnn_lr: float
     lstm_lr: float
     transformer_lr: float
@@ -352,7 +404,7 @@ def binary_config(kind: str, width: int, depth: int, settings: BinarySettings) -
             "restarts": settings.restarts, "seed": seed}
     if kind == "transformer":
         return TrainConfig(optimizer="adam", lr=settings.transformer_lr, clip=5.0, schedule="cosine",
-                           min_lr_ratio=1 / 32, **stop)
+                           min_lr_ratio=1 / 32, **{**stop, "max_epochs": settings.transformer_epochs})
     return TrainConfig(optimizer="rmsprop", lr=settings.rnn_lr if kind == "rnn" else settings.lstm_lr, clip=0.25,
                        **stop)
 
@@ -398,6 +450,9 @@ class TextSettings:
         Characters of the training split used for training (0: all).
     generate : int
         Characters generated per model, in independent rows of ``row`` characters.
+    sample_sets : int
+        Independent sets of ``generate`` characters per model, the sampling replicates of
+        every text comparison (:func:`set_gaps`).
     row : int
     max_lag : int
         Largest ``tau`` of the character-level MI.
@@ -410,6 +465,7 @@ class TextSettings:
 
     train_chars: int
     generate: int
+    sample_sets: int
     row: int
     max_lag: int
     patience: int
@@ -622,7 +678,7 @@ def _text_family(point: Family, level: str, make: Callable[..., nn.Module], data
         sample_seeds=[child_seed(text.seed, f"{level}-sample", kind, w, depth) for w in widths],
         n_samples=text.generate // text.row, sample_length=text.row, max_lag=text.max_lag,
         threshold=TEXT_THRESHOLD, device=text.device, checkpoint_dir=checkpoint_dir,
-        on_epoch_end=current_budget().check, head_tokens=HEAD_CHARS)
+        on_epoch_end=current_budget().check, head_tokens=HEAD_CHARS, sample_sets=text.sample_sets)
 
 
 def char_point(point: Family, checkpoint_dir: str | None, settings: CharSettings) -> dict[str, Any]:
