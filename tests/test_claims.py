@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from seqmi import claims
-from seqmi.claims import ch03_rnn_transformer_mi as ch03
 from seqmi.claims import ch04_bipartite_mi_l2m as ch04
 from seqmi.claims import ch05_ngram_ssm as ch05
 from seqmi.claims import ch06_attention_gradients as ch06

@@ -447,9 +447,6 @@ def document_prefixes(docs: Sequence[ArrayLike], length: int, max_docs: int | No
     return document_windows(docs, length, 1, max_docs)[0]
 
 
-SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-
-
 def document_windows(docs: Sequence[ArrayLike], length: int, per_doc: int,
                      max_docs: int | None = None) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """Consecutive windows of ``length`` tokens from the start of every document, up to ``per_doc`` each.
@@ -523,6 +520,9 @@ def quarter_gap_change(nll_a: ArrayLike, nll_b: ArrayLike, doc_index: ArrayLike)
     gap = a - b
     change = gap[:, 3 * q:].mean(axis=1) - gap[:, q: 2 * q].mean(axis=1)
     return np.bincount(index, weights=change) / counts
+
+
+SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
 @functools.lru_cache(maxsize=2)

@@ -302,7 +302,6 @@ def _sublinear(fit: dict[str, Any] | None) -> tuple[str, float, float]:
 
 
 def _text_claims(r: dict[str, Any]) -> list[Claim]:
-    s = r["settings"]
     out = []
     models = [m for m in ("char Transformer", "SmolLM2-135M") if f"{m}/direct" in r["text_bipartite"]]
     for m in models:

@@ -7,7 +7,6 @@ below what the chapter measured RelRNN to need is inconclusive, with that need a
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
