@@ -207,6 +207,8 @@ def test_curve_gap_is_the_mean_log_mismatch_over_the_kept_lags():
     # lags where either curve is at or below 0 do not count
     assert ch03.curve_gap([0.4, -1e-4, 0.1, 0.1], ref, np.ones(4, bool)) == pytest.approx(np.log(2) / 3)
     assert np.isnan(ch03.curve_gap(mi, ref, np.zeros(4, bool)))
+    with pytest.raises(ValueError, match=r"same lags, got shapes \(4,\), \(3,\)"):
+        ch03.curve_gap(mi, ref[:3], np.ones(4, bool))
 
 
 def test_set_gaps_cycle_through_the_references():

@@ -187,8 +187,11 @@ def curve_gap(mi: ArrayLike, ref: ArrayLike, keep: ArrayLike) -> float:
     Only lags where both curves are positive count (the bias-corrected estimator can dip
     below 0 at the floor); NaN when none does.
     """
-    mi, ref = np.asarray(mi, dtype=float), np.asarray(ref, dtype=float)
-    use = np.asarray(keep, dtype=bool) & (mi > 0) & (ref > 0)
+    mi, ref, keep = np.asarray(mi, dtype=float), np.asarray(ref, dtype=float), np.asarray(keep, dtype=bool)
+    if mi.ndim != 1 or mi.shape != ref.shape or mi.shape != keep.shape:
+        raise ValueError(f"mi, ref and keep must be curves over the same lags, got shapes {mi.shape}, {ref.shape} "
+                         f"and {keep.shape}")
+    use = keep & (mi > 0) & (ref > 0)
     return float(np.abs(np.log(mi[use]) - np.log(ref[use])).mean()) if use.any() else float("nan")
 
 
