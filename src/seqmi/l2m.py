@@ -5,6 +5,10 @@
   recurrent state of RNN/LSTM/GRU layers and Mamba blocks (constant in ``ell``).
 * :func:`l2m_bound` and :func:`crossover_length` evaluate Theorem 5.2,
   ``I_bp(L/2; L) <= C dim(z_(L/2)) + ln M``, against a bipartite-MI curve.
+* :func:`linear_state_excess` and :func:`state_dimension_needed` make the condition exact
+  for Gaussian sequences and linear states: from the canonical correlations of past and
+  future (:meth:`seqmi.data.subvolume.SubvolumeGaussian.canonical_correlations`), what a
+  state of dimension ``d`` must lose, and the smallest state that loses at most a fraction.
 
 The models of the experiments that test it live in :mod:`seqmi.models.gaussian_lm`
 (continuous tokens, Fig. 4) and :mod:`seqmi.models.mamba` (the SSMs).
@@ -14,6 +18,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from torch import nn
 
 from seqmi.validate import check_float, check_int
@@ -115,3 +121,74 @@ def crossover_length(state_size: float, nats_per_dim: float, amplitude: float, e
     return float((l2m_bound(state_size, nats_per_dim, log_vocab) / amplitude) ** (1.0 / exponent))
 
 
+
+
+# ---------------------------------------------------------------------- linear states, exact
+def _mi_terms(rho: ArrayLike) -> NDArray[np.float64]:
+    """``-1/2 ln(1 - rho_i^2)`` in descending order, after checking ``0 <= rho_i < 1``."""
+    rho = np.asarray(rho, dtype=np.float64)
+    if rho.ndim != 1:
+        raise ValueError(f"rho must be one-dimensional, got shape {rho.shape}")
+    if rho.size and (rho.min() < 0.0 or rho.max() >= 1.0 or not np.isfinite(rho).all()):
+        raise ValueError(f"canonical correlations must lie in [0, 1), got min {rho.min()!r}, max {rho.max()!r}")
+    return np.sort(-0.5 * np.log1p(-rho ** 2))[::-1]
+
+
+def linear_state_excess(rho: ArrayLike, d: int) -> float:
+    """What any linear state of dimension ``d`` must lose: ``sum_{i>d} -1/2 ln(1 - rho_i^2)``.
+
+    For jointly Gaussian past ``X`` and future ``Y`` with canonical correlations ``rho``,
+    a state ``z = W X`` of dimension ``d`` has ``I(z; Y) <= sum_{i<=d} -1/2 ln(1 - rho_i^2)``,
+    with equality for the top ``d`` canonical variates. A model whose predictions of the
+    future read the past only through ``z`` has a position-wise KL, summed over the
+    future's positions, of at least ``I(X; Y | z) = I(X; Y) - I(z; Y)``: this number.
+
+    Parameters
+    ----------
+    rho : array_like, shape (n,)
+        Canonical correlations, each in ``[0, 1)``, in any order.
+    d : int
+        State dimension, ``>= 0``.
+
+    Returns
+    -------
+    float
+        Nats; 0 when ``d`` is at least the number of non-zero correlations.
+
+    Examples
+    --------
+    >>> round(linear_state_excess([0.6, 0.8], 1), 6)  # -1/2 ln(1 - 0.36)
+    0.223144
+    """
+    check_int("d", d, 0)
+    return float(_mi_terms(rho)[d:].sum())
+
+
+def state_dimension_needed(rho: ArrayLike, eps: float) -> int:
+    """Smallest ``d`` whose top ``d`` canonical terms hold a fraction ``1 - eps`` of the MI.
+
+    Parameters
+    ----------
+    rho : array_like, shape (n,)
+        Canonical correlations, each in ``[0, 1)``.
+    eps : float
+        Fraction of the bipartite MI a linear state may lose, ``0 <= eps < 1``.
+
+    Returns
+    -------
+    int
+        ``0`` when the MI is zero.
+
+    Examples
+    --------
+    >>> state_dimension_needed([0.8, 0.6, 0.1], 0.1)
+    2
+    """
+    check_float("eps", eps, 0.0, 1.0, high_open=True)
+    terms = _mi_terms(rho)
+    total = terms.sum()
+    if total == 0.0:
+        return 0
+    kept = np.cumsum(terms)
+    # a tolerance of a few ulps, so that eps = 0 asks for every non-zero term and no more
+    return int(np.searchsorted(kept, (1.0 - eps) * total * (1 - 1e-12)) + 1)

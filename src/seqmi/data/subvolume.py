@@ -371,6 +371,53 @@ class SubvolumeGaussian:
             self._prefix = PrefixBlocks(self)
         return self._prefix
 
+    def canonical_correlations(self, ell: int | None = None, method: str = "auto") -> NDArray[np.float64]:
+        """Canonical correlations between ``z_{<ell}`` and ``z_{>=ell}`` of the stacked sequence.
+
+        ``I(z_{<ell}; z_{>=ell}) = sum_i -1/2 ln(1 - rho_i^2)`` (equal to
+        :meth:`bipartite_mi`), and a linear state of dimension ``d`` keeps at most the
+        ``d`` largest terms (:func:`seqmi.l2m.linear_state_excess`). The ``copies`` stacked
+        copies are independent, so every correlation of one copy appears ``copies`` times.
+
+        Parameters
+        ----------
+        ell : int, optional
+            Size of the first part, ``1 <= ell < L``; default ``L // 2``.
+        method : {"auto", "dense", "structured"}
+            ``"structured"``: the layer recursion of :mod:`seqmi.data.subvolume_cca`
+            (equal split of reading (b) only; ``L = 4**12`` in about two minutes on two
+            CPU cores); ``"dense"``: Cholesky factors and one SVD (``layers <= 6``);
+            ``"auto"``: structured where it applies, dense otherwise.
+
+        Returns
+        -------
+        ndarray
+            The non-zero correlations (above 1e-13), descending.
+
+        Examples
+        --------
+        >>> rho = SubvolumeGaussian(3).canonical_correlations()
+        >>> len(rho), round(float(-0.5 * np.log1p(-rho ** 2).sum()), 6)
+        (16, 2.863014)
+        """
+        from seqmi.data.subvolume_cca import dense_canonical_correlations, recursive_canonical_correlations
+
+        ell = self.length // 2 if ell is None else check_int("ell", ell, 1, self.length - 1)
+        check_choice("method", method, METHODS)
+        recursive = self.pair_op == "mix" and 2 * ell == self.length
+        if method == "structured" and not recursive:
+            raise ValueError(f"method='structured' needs pair_op='mix' and the equal split ell={self.length // 2}, "
+                             f"got pair_op={self.pair_op!r}, ell={ell}: use method='dense'")
+        if method == "structured" or (method == "auto" and recursive):
+            rho = recursive_canonical_correlations(self)
+        else:
+            if self.layers > 6:
+                raise ValueError(f"method='dense' forms the L x L covariance: layers must be at most 6, "
+                                 f"got {self.layers}")
+            rho = dense_canonical_correlations(self.covariance(), ell)
+            rho = rho[rho > 1e-13]
+        return np.repeat(rho, self.copies)
+
     def cross_rank(self, ell: int | None = None, rtol: float = 1e-10) -> int:
         """Rank of the cross-covariance ``Cov(z_{<ell}, z_{>=ell})`` of one copy (dense, ``layers <= 6``).
 
