@@ -250,3 +250,16 @@ def test_readme_plain_papermill_recipe(tmp_path):
     assert injected and "max_lag = 40" in "".join(injected[0]["source"])
     results = json.loads((tmp_path / "mine" / "00" / "results.json").read_text())
     assert results["chapter"] == "00_mutual_information"
+
+
+def test_a_section_notebook_keeps_parameters_setup_and_its_own_cells():
+    from seqmi.book import BookError, find_root, section_notebook
+
+    root = find_root(Path(__file__).parent)
+    notebook = section_notebook(root, "04_bipartite_mi_l2m", "l2m-exact")
+    tags = [c.metadata.get("tags", []) for c in notebook.cells]
+    assert tags[0] == ["parameters"] and tags[1:4] == [["setup"]] * 3
+    assert all(t == ["section-l2m-exact"] for t in tags[4:-1]) and len(tags) > 5
+    assert "save_numbers" in notebook.cells[-1].source
+    with pytest.raises(BookError, match="no section 'nope'.*l2m-exact"):
+        section_notebook(root, "04_bipartite_mi_l2m", "nope")

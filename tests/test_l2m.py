@@ -196,3 +196,46 @@ def test_train_gaussian_follows_the_reference_loop_bit_for_bit(backbone):
     np.testing.assert_array_equal(new, ref)
     for (name, x), y in zip(models[0].state_dict().items(), models[1].state_dict().values()):
         assert torch.equal(x, y), name
+
+
+# ---------------------------------------------------------------------- the exact condition
+def test_local_exponent_of_a_power_law_and_its_checks():
+    from seqmi.l2m import local_exponent
+
+    np.testing.assert_allclose(local_exponent(3.0 ** np.arange(5)), np.log(3) / np.log(4))
+    np.testing.assert_allclose(local_exponent([1.0, 8.0], ratio=2.0), [3.0])
+    with pytest.raises(ValueError, match="positive"):
+        local_exponent([0.0, 1.0])
+    with pytest.raises(ValueError, match="ratio"):
+        local_exponent([1.0, 2.0], ratio=1.0)
+
+
+def test_exact_linear_states_grow_as_the_paper_says():
+    from seqmi.l2m import exact_linear_states, local_exponent
+
+    sub = exact_linear_states("subvolume", 8, [0.01], [4, 64])
+    log = exact_linear_states("logarithmic", 8, [0.01], [4, 64])
+    assert sub["lengths"] == [4 ** k for k in range(2, 9)]
+    assert sub["rank"][-3:] == [445, 1336, 4009]
+    # d_eps triples per layer (L^log_4 3); the logarithmic family's grows by about one
+    assert abs(local_exponent(sub["d_needed"]["0.01"][-2:])[0] - np.log(3) / np.log(4)) < 0.005
+    assert max(np.diff(log["d_needed"]["0.01"])) <= 2
+    # a fixed state loses a growing share; a state past the rank loses nothing
+    frac = np.array(sub["excess"]["4"]) / np.array(sub["bipartite_mi"])
+    assert np.all(np.diff(frac[1:]) > 0) and frac[-1] > 0.99
+    assert sub["excess"]["64"][:3] == [0.0, 0.0, 0.0]
+    with pytest.raises(ValueError, match="max_layers"):
+        exact_linear_states("subvolume", 13, [0.1], [4])
+
+
+def test_collapse_measure_finds_a_curve_out_of_order():
+    from seqmi.l2m import collapse_measure
+
+    mi = np.array([1.0, 2.0])  # loads I/d: (1, 0.5, 0.25) and (2, 1, 0.5) for d = 1, 2, 4
+    ordered = collapse_measure(mi, {1: [0.5, 1.4], 2: [0.3, 1.0], 4: [0.1, 0.6]})
+    assert ordered["spearman"] == pytest.approx(1.0) and ordered["n_points"] == 6
+    assert ordered["max_spread"] == pytest.approx(0.0, abs=1e-12)
+    # the longer sequence loses 0.4 of I at load 1 where the shorter loses 0.5
+    shuffled = collapse_measure(mi, {1: [0.5, 1.4], 2: [0.3, 0.8], 4: [0.1, 0.6]})
+    assert shuffled["spearman"] < 1.0
+    assert shuffled["max_spread"] == pytest.approx(0.1)

@@ -6,6 +6,7 @@ Usage (from the book root, the folder holding ``_toc.yml``)::
     python -m seqmi.book execute --profile quick|reference|full [--only ID ...] [-p NAME VALUE ...] [-y YAML]
     python -m seqmi.book build   --profile quick|reference|full
     python -m seqmi.book record  --profile reference|full [--only ID ...]
+    python -m seqmi.book record  --profile reference|full --only ID --section NAME
     python -m seqmi.book reclaim --profile reference|full [--only ID ...]
     python -m seqmi.book mathjax [--tarball PATH]
 
@@ -644,6 +645,78 @@ def record(root: Path, profile: str, only: list[str] | None = None, out: Path | 
     return written
 
 
+SETUP_TAG = "setup"
+SECTION_PREFIX = "section-"
+
+
+def section_notebook(root: Path, chapter: str, section: str) -> Any:
+    """The chapter reduced to its parameters, its ``setup`` cells and one tagged section.
+
+    A section is the code cells tagged ``section-<name>``; they may use what the
+    parameters cell and the cells tagged ``setup`` (imports, checks, ``results = {}``)
+    define, and nothing else. A last cell writes the section's ``results`` to
+    ``section.json`` in ``out_dir``.
+    """
+    import nbformat
+
+    notebook = read_chapter(root, chapter)
+    tag = SECTION_PREFIX + section
+    code = [c for c in notebook.cells if c.cell_type == "code"]
+    tags = [set(c.metadata.get("tags", [])) for c in code]
+    if not any(tag in t for t in tags):
+        found = sorted({t[len(SECTION_PREFIX):] for ts in tags for t in ts if t.startswith(SECTION_PREFIX)})
+        raise BookError(f"{chapter} has no section {section!r}; its sections: {', '.join(found) or 'none'}")
+    kept = [c for c, t in zip(code, tags) if t & {"parameters", SETUP_TAG, tag}]
+    kept.append(nbformat.v4.new_code_cell("report.save_numbers(out_dir, 'section', results)"))
+    notebook.cells = kept
+    return notebook
+
+
+def record_section(root: Path, profile: str, chapter: str, section: str, out: Path | None = None) -> Path:
+    """Execute one section of a chapter at a profile and merge it into that profile's recording.
+
+    For a section added to a chapter whose recorded run is expensive to repeat whole: the
+    section runs with today's profile parameters and code; its numbers replace or join
+    those of ``results/<profile>/<chapter>/results.json``, its figures are copied beside
+    them, every claim is decided again on the merged numbers, and the provenance keeps the
+    whole run's record and adds one under ``sections`` (commit, parameters, wall time), while
+    its ``parameters`` become today's profile (the section's new ones included).
+
+    Returns
+    -------
+    Path
+        The updated ``results.json``.
+    """
+    import papermill
+
+    from seqmi.report import load_results, save_results
+
+    folder = root / "results" / profile / chapter
+    if not (folder / RESULTS_FILE).is_file():
+        raise BookError(f"{chapter} has no recorded {profile} run to add a section to; record it whole")
+    notebook = section_notebook(root, chapter, section)
+    overrides = check_overrides(root, chapter, profile_overrides(root, chapter, profile))
+    out = (out or build_dir(root, profile)) / "sections" / chapter / section
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    parameters = {**overrides, "out_dir": str(out)}
+    commit = _git_commit(root)
+    os.environ[ROOT_ENV], os.environ[PROFILE_ENV] = str(root), profile
+    print(f"[{profile}] executing {chapter}, section {section} ...", flush=True)
+    start = time.perf_counter()
+    papermill.execute_notebook(notebook, str(out / "executed.ipynb"), parameters=parameters, cwd=str(root),
+                               kernel_name="python3", progress_bar=False)
+    wall = time.perf_counter() - start
+    merged = {**load_results(folder)["results"], **json.loads((out / "section.json").read_text())}
+    for figure in sorted(out.glob("*.png")):
+        shutil.copy2(figure, folder / figure.name)
+    provenance = json.loads((folder / PROVENANCE_FILE).read_text())
+    provenance.setdefault("sections", {})[section] = _provenance(commit, profile, parameters, wall)
+    provenance["parameters"] = {**provenance["parameters"], **overrides}
+    (folder / PROVENANCE_FILE).write_text(json.dumps(provenance, indent=2) + "\n")
+    return save_results(folder, chapter, merged)
+
+
 def reclaim(root: Path, profile: str, only: list[str] | None = None) -> list[Path]:
     """Decide the claims of recorded runs again from their saved numbers, with the current rules.
 
@@ -710,13 +783,18 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("list", help="list the chapters and their parameters")
     for name, help_text in (("execute", "execute chapters with papermill"),
                             ("build", "render the executed chapters to HTML"),
-                            ("record", "copy executed results to results/<profile>/"),
+                            ("record", "copy executed results to results/<profile>/ (with --section: "
+                                       "execute one section and merge it into the recording)"),
                             ("reclaim", "decide the claims of results/<profile>/ again from their saved "
                                         "numbers, with the current rules")):
         cmd = sub.add_parser(name, help=help_text)
         cmd.add_argument("--profile", choices=PROFILES, default="quick")
         cmd.add_argument("--only", nargs="*", default=None, metavar="ID",
                          help="chapter ids or NN prefixes (default: all)")
+        if name == "record":
+            cmd.add_argument("--section", default=None, metavar="NAME",
+                             help="execute the cells tagged section-NAME of the one chapter in --only and "
+                                  "merge them into its recorded run")
         if name == "execute":
             cmd.add_argument("--device", choices=("auto", "cpu", "cuda"), default=None,
                              help="override every chapter's device parameter")
@@ -753,6 +831,11 @@ def main(argv: list[str] | None = None) -> int:
                 raise BookError(f"chapter(s) failed: {', '.join(failed)}")
         elif args.command == "build":
             print(f"The book: {build(root, args.profile, only=args.only)}")
+        elif args.command == "record" and args.section:
+            selected = select(root, args.only)
+            if len(selected) != 1:
+                raise BookError(f"--section needs exactly one chapter in --only, got {selected}")
+            print(f"recorded {record_section(root, args.profile, selected[0], args.section).relative_to(root)}")
         elif args.command == "record":
             for path in record(root, args.profile, args.only):
                 print(f"recorded {path.relative_to(root)}")

@@ -17,6 +17,7 @@ The models of the experiments that test it live in :mod:`seqmi.models.gaussian_l
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -192,3 +193,103 @@ def state_dimension_needed(rho: ArrayLike, eps: float) -> int:
     kept = np.cumsum(terms)
     # a tolerance of a few ulps, so that eps = 0 asks for every non-zero term and no more
     return int(np.searchsorted(kept, (1.0 - eps) * total * (1 - 1e-12)) + 1)
+
+
+def local_exponent(values: ArrayLike, ratio: float = 4.0) -> NDArray[np.float64]:
+    """``log(v[i+1] / v[i]) / log(ratio)``: the power of ``L`` between neighbours ``ratio`` apart.
+
+    Parameters
+    ----------
+    values : array_like, shape (n,)
+        Positive values at lengths in geometric progression.
+    ratio : float
+        The progression's ratio (4 for the sub-volume layers).
+
+    Returns
+    -------
+    ndarray, shape (n - 1,)
+    """
+    v = np.asarray(values, dtype=np.float64)
+    if v.ndim != 1 or v.size < 2 or (v <= 0).any():
+        raise ValueError(f"values must be a 1-D array of at least two positive numbers, got {v!r}")
+    check_float("ratio", ratio, 1.0, low_open=True)
+    return np.log(v[1:] / v[:-1]) / math.log(ratio)
+
+
+def exact_linear_states(family: str, max_layers: int, eps: list[float], dims: list[int],
+                        min_layers: int = 2) -> dict[str, list]:
+    """The exact L2M condition of one sub-volume family for linear states, layer by layer.
+
+    Parameters
+    ----------
+    family : {"subvolume", "logarithmic"}
+        Reading (b), one copy, equal split ``L/2``.
+    max_layers, min_layers : int
+        Lengths ``L = 4**k`` for ``min_layers <= k <= max_layers`` (``max_layers <= 12``).
+    eps : list of float
+        Fractions of the bipartite MI a state may lose (:func:`state_dimension_needed`).
+    dims : list of int
+        Fixed state dimensions (:func:`linear_state_excess`).
+
+    Returns
+    -------
+    dict
+        ``lengths``, ``bipartite_mi`` (nats, the sum of the canonical terms), ``rank`` (the
+        number of non-zero canonical correlations), ``d_needed`` (``{str(eps): [d per L]}``)
+        and ``excess`` (``{str(d): [nats per L]}``).
+    """
+    from seqmi.data.subvolume import SubvolumeGaussian  # data imports nothing from here
+
+    check_int("min_layers", min_layers, 1, 12)
+    check_int("max_layers", max_layers, min_layers + 1, 12)
+    out: dict[str, Any] = {"lengths": [], "bipartite_mi": [], "rank": [],
+                           "d_needed": {str(e): [] for e in eps}, "excess": {str(d): [] for d in dims}}
+    for k in range(min_layers, max_layers + 1):
+        rho = SubvolumeGaussian(k, family).canonical_correlations()
+        out["lengths"].append(4 ** k)
+        out["bipartite_mi"].append(float(_mi_terms(rho).sum()))
+        out["rank"].append(int(rho.size))
+        for e in eps:
+            out["d_needed"][str(e)].append(state_dimension_needed(rho, e))
+        for d in dims:
+            out["excess"][str(d)].append(linear_state_excess(rho, d))
+    return out
+
+
+def collapse_measure(mi: ArrayLike, excess_by_dim: dict[int, ArrayLike]) -> dict[str, float]:
+    """How tightly the lost fraction ``E / I`` is one function of ``I / d`` (Fig. 4(b) exactly).
+
+    Parameters
+    ----------
+    mi : array_like, shape (n_L,)
+        Bipartite MI at each length.
+    excess_by_dim : dict
+        ``{d: excess at each length}`` (:func:`linear_state_excess`).
+
+    Returns
+    -------
+    dict
+        ``spearman``: rank correlation of ``E/I`` with ``I/d`` over every point with
+        ``E > 0`` (1 when no pair of points is out of order); ``n_points``;
+        ``max_spread``: the largest difference in ``E/I`` between two lengths at equal
+        ``I/d``, over the range where both lengths have points (piecewise linear in
+        ``ln(I/d)``, between the given dimensions).
+    """
+    from scipy.stats import spearmanr
+
+    mi = np.asarray(mi, dtype=np.float64)
+    dims = sorted(excess_by_dim)
+    frac = np.array([np.asarray(excess_by_dim[d], dtype=np.float64) for d in dims]) / mi  # (n_d, n_L)
+    load = mi[None, :] / np.array(dims, dtype=np.float64)[:, None]
+    keep = frac > 0
+    spread = 0.0
+    for i in range(len(mi)):
+        for j in range(i + 1, len(mi)):
+            xi, xj = np.log(load[::-1, i]), np.log(load[::-1, j])  # increasing in I/d
+            lo, hi = max(xi[0], xj[0]), min(xi[-1], xj[-1])
+            if lo < hi:
+                grid = np.linspace(lo, hi, 64)
+                gap = np.interp(grid, xi, frac[::-1, i]) - np.interp(grid, xj, frac[::-1, j])
+                spread = max(spread, float(np.abs(gap).max()))
+    return {"spearman": float(spearmanr(load[keep], frac[keep]).statistic), "n_points": int(keep.sum()),
+            "max_spread": spread}

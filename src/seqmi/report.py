@@ -65,6 +65,18 @@ def save_results(out_dir: str | os.PathLike, chapter: str, results: dict[str, An
     return path
 
 
+def save_numbers(out_dir: str | os.PathLike, name: str, results: dict[str, Any]) -> Path:
+    """Write ``results`` as ``<name>.json`` into ``out_dir``, without claims (a section's part).
+
+    Used by :func:`seqmi.book.record_section`, which merges the numbers into a recorded
+    run and decides the claims on the whole.
+    """
+    path = Path(out_dir) / f"{name}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(json.loads(json.dumps(results, default=_to_json)), indent=2) + "\n")
+    return path
+
+
 def load_results(out_dir: str | os.PathLike) -> dict[str, Any]:
     """Read the ``results.json`` that :func:`save_results` wrote in ``out_dir``."""
     return json.loads((Path(out_dir) / RESULTS_FILE).read_text())
