@@ -738,7 +738,8 @@ def language_model_task(data: Sequences | Stream, batch_size: int, device: Devic
                 first = False
 
         loss = _StreamLoss()
-        batches = Batches(_steps_per_epoch(data, batch_size), stream_epoch)
+        # the state carried between windows is not in a checkpoint: one is written at epoch ends only
+        batches = Batches(_steps_per_epoch(data, batch_size), stream_epoch, replayable=False)
     return Task(batches, loss, evaluate=lambda model: evaluate(model, data, device, amp=amp), family=family)
 
 
@@ -874,7 +875,8 @@ def train_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.
         ``"auto" | "cpu" | "cuda" | torch.device``.
     checkpoint_dir : path, optional
         Folder of ``checkpoint.pt``: if it exists the run resumes from it; it is
-        rewritten after every epoch and every ``every_s`` seconds inside one.
+        rewritten after every epoch and, for ``Sequences``, every ``every_s`` seconds
+        inside one (a ``Stream``'s carried state is not saved: epoch ends only).
     log_path : path, optional
         JSON-lines file receiving one record per model and epoch (appended).
     progress : bool
@@ -884,7 +886,7 @@ def train_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.
         the checkpoint is written (an exception raised there interrupts the run with a
         valid checkpoint on disk).
     budget : seqmi.sweep.Budget, optional
-        Checked after every step: once it leaves no time for training
+        Checked after every step (``Stream``: every epoch): once it leaves no time for training
         (:meth:`~seqmi.sweep.Budget.training_spent`), the checkpoint is written and
         :class:`~seqmi.sweep.OutOfTime` raised (``current_budget()`` inside a sweep point).
     every_s : float
@@ -982,7 +984,7 @@ def train_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.
 
         fit(members, task, device=device, amp=amps[c0], progress=progress, on_epoch_end=checkpoint,
             on_step=_step_hook(save if ckpt_path is not None else None, budget, every_s)
-            if ckpt_path is not None or budget is not None else None,
+            if task.batches.replayable and (ckpt_path is not None or budget is not None) else None,
             desc=f"run {group[0][1] + 1}/{configs[c0].restarts}" if len(group) == 1 else f"{len(group)} runs")
         for (c, r), m in zip(group, members):
             summary = {"best": m.best, "best_state": m.best_state, "epochs": m.epoch, "tokens": m.tokens,
