@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -369,3 +370,20 @@ def test_a_checkpointed_char_model_is_read_back(kind, tmp_path):
     other = Sequences(data.train[::-1].copy(), data.valid)
     train_char_lm(kind, 20, 8, other, CHAR, cache_dir=str(tmp_path))
     assert len(list(tmp_path.iterdir())) == 2
+
+
+def test_chapter_03_asks_for_the_generated_sequences_its_data_bootstrap_needs():
+    import jupytext
+
+    from seqmi.info import two_point_mi_bootstrap
+    from seqmi.validate import check_int
+
+    chapter = jupytext.read(Path(__file__).parents[1] / "notebooks" / "03_rnn_transformer_mi.md")
+    check = next(line for cell in chapter.cells for line in cell.source.splitlines()
+                 if line.startswith('check_int("n_generate"'))
+    with pytest.raises(ValueError, match="n_generate must be in .*got 99"):
+        exec(check, {"check_int": check_int, "n_generate": 99})
+    exec(check, {"check_int": check_int, "n_generate": 100})
+    two_point_mi_bootstrap(np.zeros((100, 8), dtype=np.int64), 2, 2)  # the chapter's bootstrap of the data
+    with pytest.raises(ValueError):
+        two_point_mi_bootstrap(np.zeros((99, 8), dtype=np.int64), 2, 2)
