@@ -19,7 +19,7 @@ import seqmi.train
 from seqmi.models.lm import RNNLM
 from seqmi.rl import PPOConfig
 from seqmi.sweep import Budget, OutOfTime, run_sweep, sweep_key
-from seqmi.train import Sequences, Stream, TrainConfig, train, train_family
+from seqmi.train import Sequences, Stream, TrainConfig, train
 
 TIMINGS = {"seconds_per_update", "seconds_per_step", "busy_s", "tokens_per_s", "sample_s", "train_s",
            "train_busy_s"}

@@ -99,7 +99,8 @@ def gaussian_point(point: tuple[str, int, int, int], checkpoint_dir: str | None,
                      seed=child_seed(settings.seed, "l2m-eval", length))
     return {"position_kl": kl.tolist(), "average_kl": float(kl.mean()), "final_train_loss": float(losses[-10:].mean()),
             "state_size": history_state_size(model, length // 2), "n_params": sum(p.numel() for p in model.parameters()),
-            "bipartite_mi": dist.bipartite_mi(), "device": str(next(model.parameters()).device)}
+            "bipartite_mi": dist.bipartite_mi(),
+            "device": str(next(model.parameters()).device)}
 
 
 def pool_replicates(records: list[dict[str, Any]]) -> dict[str, Any]:
