@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -280,7 +281,7 @@ def test_more_generated_sequences_measure_the_trained_checkpoint_again(tmp_path)
 def test_text_training_specs_leave_out_the_measurement_only():
     char = ch03.CharSettings(TEXT, window=16, epochs=1, lstm_batch=4, transformer_batch=8, transformer_lr=0.003)
     spec = ch03.training_spec(char)
-    assert spec["text"] == {"train_chars": 4000, "patience": 1, "restarts": 1, "seed": 0, "device": "cpu"}
+    assert spec["text"] == {"train_chars": 4000, "patience": 1, "restarts": 1, "seed": 0}  # no device
     assert spec == ch03.training_spec(replace(char, text=replace(TEXT, generate=640, row=64, max_lag=16,
                                                                  sample_sets=5)))
 
@@ -369,3 +370,20 @@ def test_a_checkpointed_char_model_is_read_back(kind, tmp_path):
     other = Sequences(data.train[::-1].copy(), data.valid)
     train_char_lm(kind, 20, 8, other, CHAR, cache_dir=str(tmp_path))
     assert len(list(tmp_path.iterdir())) == 2
+
+
+def test_chapter_03_asks_for_the_generated_sequences_its_data_bootstrap_needs():
+    import jupytext
+
+    from seqmi.info import two_point_mi_bootstrap
+    from seqmi.validate import check_int
+
+    chapter = jupytext.read(Path(__file__).parents[1] / "notebooks" / "03_rnn_transformer_mi.md")
+    check = next(line for cell in chapter.cells for line in cell.source.splitlines()
+                 if line.startswith('check_int("n_generate"'))
+    with pytest.raises(ValueError, match="n_generate must be in .*got 99"):
+        exec(check, {"check_int": check_int, "n_generate": 99})
+    exec(check, {"check_int": check_int, "n_generate": 100})
+    two_point_mi_bootstrap(np.zeros((100, 8), dtype=np.int64), 2, 2)  # the chapter's bootstrap of the data
+    with pytest.raises(ValueError):
+        two_point_mi_bootstrap(np.zeros((99, 8), dtype=np.int64), 2, 2)

@@ -84,8 +84,32 @@ def test_set_cpu_threads_sets_every_pool():
         with pytest.raises(ValueError, match="cpu_threads must be in"):
             device.set_cpu_threads(0)
         with pytest.raises(ValueError, match="cpu_threads must be in"):
-            device.set_cpu_threads((os.cpu_count() or 1) + 1)
+            device.set_cpu_threads(device.MAX_CPU_THREADS + 1)
     finally:
+        torch.set_num_threads(before[0])
+        numba.set_num_threads(before[1])
+        device._CPU_THREADS = before[2]
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(os.cpu_count())
+
+
+def test_more_cpu_threads_than_cores_are_cut_to_the_cores_with_a_note(capsys, monkeypatch):
+    import os
+
+    import numba
+    import torch
+
+    from seqmi import device
+
+    before = (torch.get_num_threads(), numba.get_num_threads(), device._CPU_THREADS)
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)
+    try:
+        device.set_cpu_threads(8)  # the full profile's 8 on a one-core node
+        assert device.cpu_threads() == 1 and torch.get_num_threads() == 1
+        assert "cpu_threads=8: this machine has 1 cores, using 1 threads" in capsys.readouterr().out
+    finally:
+        monkeypatch.undo()
         torch.set_num_threads(before[0])
         numba.set_num_threads(before[1])
         device._CPU_THREADS = before[2]

@@ -61,6 +61,8 @@ def resolve_device(device: DeviceLike = "auto") -> "torch.device":
 
 
 _CPU_THREADS: int | None = None
+#: The most threads :func:`set_cpu_threads` accepts (more than the cores present are cut to them).
+MAX_CPU_THREADS = 1024
 
 
 def set_cpu_threads(n: int) -> None:
@@ -76,14 +78,20 @@ def set_cpu_threads(n: int) -> None:
     Parameters
     ----------
     n : int
-        Threads, ``1 <= n <= os.cpu_count()`` (numba cannot start more threads than it
-        was configured with at import, ``NUMBA_NUM_THREADS``; the numba pool is capped there).
+        Threads, ``1 <= n <= MAX_CPU_THREADS``; more than the cores present are cut to
+        them, with a printed note (a profile sized for a larger node runs on a smaller
+        one). Numba cannot start more threads than it was configured with at import,
+        ``NUMBA_NUM_THREADS``: its pool is capped there.
     """
     import os
 
     from seqmi.validate import check_int
 
-    check_int("cpu_threads", n, 1, os.cpu_count() or 1)
+    check_int("cpu_threads", n, 1, MAX_CPU_THREADS)
+    cores = os.cpu_count() or 1
+    if n > cores:
+        print(f"cpu_threads={n}: this machine has {cores} cores, using {cores} threads")
+        n = cores
     import numba
     import torch
     from threadpoolctl import threadpool_limits

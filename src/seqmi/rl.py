@@ -18,13 +18,15 @@ truncated backpropagation) does not do. Each update
    re-run from its first step (:func:`ppo_loss`).
 
 The gradient steps are :func:`seqmi.train.fit`'s, the package's one training loop: an epoch
-is the whole run, each batch the episodes of one minibatch, a new rollout drawn lazily once
-the previous one's passes are done. Episode seeds come from the run's data-order generator,
-action samples from a torch generator seeded by it: the same seed gives the same run.
+is one rollout and its passes, each batch the episodes of one minibatch. Episode seeds come
+from the run's data-order generator, action samples from a torch generator seeded by it:
+the same seed gives the same run, and a run checkpointed between rollouts
+(:func:`seqmi.train.fit_checkpointed`) resumes as if it had not stopped.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -37,7 +39,8 @@ from torch import nn
 
 from seqmi.device import DeviceLike, resolve_device
 from seqmi.models.memory_lstm import MemoryLSTM, MemoryState
-from seqmi.train import Batches, Member, Task, TrainConfig, TrainResult, fit, member_result
+from seqmi.sweep import Budget
+from seqmi.train import Batches, Member, Task, TrainConfig, TrainResult, fit_checkpointed, member_result
 from seqmi.validate import check_float, check_int
 
 #: Widths of the one-hot parts of MiniGrid's cell encoding (object types, colours, states).
@@ -323,7 +326,8 @@ class PPOResult:
 
 
 def train_ppo(agent: Agent, env_id: str, config: PPOConfig, seed: int, device: DeviceLike = "cpu",
-              desc: str = "") -> PPOResult:
+              desc: str = "", checkpoint_dir: str | os.PathLike | None = None,
+              budget: Budget | None = None) -> PPOResult:
     """Train ``agent`` in place by PPO on ``env_id`` for ``config.updates`` rollouts.
 
     Parameters
@@ -337,6 +341,12 @@ def train_ppo(agent: Agent, env_id: str, config: PPOConfig, seed: int, device: D
     device : str or torch.device
     desc : str
         The progress bar's label.
+    checkpoint_dir : path, optional
+        The run is checkpointed there between rollouts (every minute, and at the end) and
+        resumed from it: an interrupted run ends as one that ran through, bit for bit on CPU.
+    budget : seqmi.sweep.Budget, optional
+        Stops training after a rollout, checkpoint saved, with
+        :class:`~seqmi.sweep.OutOfTime` once it leaves no time for training.
 
     Returns
     -------
@@ -347,32 +357,35 @@ def train_ppo(agent: Agent, env_id: str, config: PPOConfig, seed: int, device: D
     torch.manual_seed(seed)
     agent.to(device)
     per_rollout = config.ppo_epochs * config.minibatches
+    # one rollout per epoch, its success rate the epoch's evaluation
     train_config = TrainConfig(optimizer="adam", lr=config.lr, clip=config.max_grad_norm, batch_size=config.n_envs,
-                               max_epochs=1, patience=None, restarts=1, seed=seed, eval_every=per_rollout)
+                               max_epochs=config.updates, patience=None, restarts=1, seed=seed)
     result = PPOResult()
 
     def epoch(rng: np.random.Generator, step: int) -> Iterator[Episodes]:
-        for _ in range(step // per_rollout, config.updates):
-            generator = torch.Generator().manual_seed(int(rng.integers(2**62)))
-            agent.eval()
-            ep = run_episodes(agent, env_id, rng.integers(2**31, size=config.n_envs).tolist(), generator, device)
-            agent.train()
-            ep.advantages, ep.targets = gae(ep.rewards, ep.values, ep.mask, config.gamma, config.lam)
-            valid = ep.advantages[ep.mask]
-            ep.advantages = (ep.advantages - valid.mean()) / (valid.std() + 1e-8) * ep.mask
-            result.success.append(float(ep.success.mean()))
-            result.returns.append(float(ep.returns.mean()))
-            result.lengths.append(float(ep.lengths.mean()))
-            result.env_steps.append((result.env_steps[-1] if result.env_steps else 0) + int(ep.lengths.sum()))
-            for _ in range(config.ppo_epochs):
-                for part in np.array_split(rng.permutation(config.n_envs), config.minibatches):
-                    yield _to(ep.rows(part), device)
+        generator = torch.Generator().manual_seed(int(rng.integers(2**62)))
+        agent.eval()
+        ep = run_episodes(agent, env_id, rng.integers(2**31, size=config.n_envs).tolist(), generator, device)
+        agent.train()
+        ep.advantages, ep.targets = gae(ep.rewards, ep.values, ep.mask, config.gamma, config.lam)
+        valid = ep.advantages[ep.mask]
+        ep.advantages = (ep.advantages - valid.mean()) / (valid.std() + 1e-8) * ep.mask
+        result.success.append(float(ep.success.mean()))
+        result.returns.append(float(ep.returns.mean()))
+        result.lengths.append(float(ep.lengths.mean()))
+        result.env_steps.append((result.env_steps[-1] if result.env_steps else 0) + int(ep.lengths.sum()))
+        for _ in range(config.ppo_epochs):
+            for part in np.array_split(rng.permutation(config.n_envs), config.minibatches):
+                yield _to(ep.rows(part), device)
 
-    task = Task(Batches(config.updates * per_rollout, epoch), lambda m, b: ppo_loss(m, b, config),
+    # a rollout is drawn by the policy being trained: checkpoints between rollouts only
+    task = Task(Batches(per_rollout, epoch, replayable=False), lambda m, b: ppo_loss(m, b, config),
                 lambda m: result.success[-1], metric="success", mode="max", keep_best=False)
     member = Member(agent, train_config, np.random.default_rng(seed), task)
     start = time.perf_counter()
-    fit([member], task, device=device, desc=desc)
+    fit_checkpointed([member], task, checkpoint_dir, budget=budget, device=device, desc=desc,
+                     extra={"success": result.success, "returns": result.returns, "lengths": result.lengths,
+                            "env_steps": result.env_steps})
     agent.eval()
     result.train = member_result(member, device=device, wall_s=time.perf_counter() - start,
                                  final_metric=result.success[-1])

@@ -56,10 +56,17 @@ class Budget:
     ----------
     seconds : float
         The budget, counted from now.
+    reserve_s : float
+        The last seconds of the budget, kept for measuring what was trained: training
+        stops once fewer remain (:meth:`training_spent`), and a point whose training ends
+        then is measured by the next run.
     """
 
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, seconds: float, reserve_s: float = 0.0) -> None:
         self.seconds = float(seconds)
+        if not reserve_s >= 0:
+            raise ValueError(f"reserve_s must be >= 0 seconds, got {reserve_s!r}")
+        self.reserve_s = float(reserve_s)
         self.deadline = time.time() + self.seconds if self.seconds > 0 else math.inf
 
     def remaining(self) -> float:
@@ -73,6 +80,15 @@ class Budget:
     def check(self, *_: Any) -> None:
         """Raise :class:`OutOfTime` if the budget is spent (usable as an epoch callback)."""
         if self.spent():
+            raise OutOfTime
+
+    def training_spent(self) -> bool:
+        """Whether training must stop: no more than ``reserve_s`` seconds are left."""
+        return time.time() >= self.deadline - self.reserve_s
+
+    def check_training(self) -> None:
+        """Raise :class:`OutOfTime` if :meth:`training_spent`: before a point's training or its measurement."""
+        if self.training_spent():
             raise OutOfTime
 
 
@@ -94,13 +110,33 @@ def current_budget() -> Budget:
 # ---------------------------------------------------------------- keys and the JSON cache
 
 
+def unkeyed(default: Any) -> Any:
+    """A dataclass field left out of every cache key: where a point runs, not what it computes.
+
+    A settings record's ``device`` is one: ``"auto"`` is resolved by the worker that
+    computes the point, and a point computed on a GPU or a CPU is found under one key
+    (each point's record says where it ran).
+
+    Parameters
+    ----------
+    default : Any
+        The field's default value.
+    """
+    return dataclasses.field(default=default, metadata={"key": False})
+
+
+def describe(value: Any) -> Any:
+    """``value`` as JSON-native data, as cache keys see it (fields made by :func:`unkeyed` left out)."""
+    return _describe(value)
+
+
 def _describe(value: Any) -> Any:
     """``value`` as JSON-native data (the input of every cache key's hash).
 
-    Dataclasses and named tuples become dicts of their fields, tuples lists, numpy
-    scalars Python numbers, paths POSIX strings. Anything else is an error, rather than
-    its ``str``, which for most objects holds a memory address and would never hash
-    the same twice.
+    Dataclasses and named tuples become dicts of their fields (without those made by
+    :func:`unkeyed`), tuples lists, numpy scalars Python numbers, paths POSIX strings.
+    Anything else is an error, rather than its ``str``, which for most objects holds a
+    memory address and would never hash the same twice.
     """
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
@@ -109,7 +145,8 @@ def _describe(value: Any) -> Any:
     if isinstance(value, PurePath):
         return value.as_posix()
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _describe(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {f.name: _describe(getattr(value, f.name)) for f in dataclasses.fields(value)
+                if f.metadata.get("key", True)}
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         return {name: _describe(v) for name, v in zip(value._fields, value)}
     if isinstance(value, (tuple, list)):
@@ -136,7 +173,8 @@ def sweep_key(name: str, point: Hashable, spec: Any = None) -> str:
     spec}``. ``point`` and ``spec`` are JSON-describable (numbers, strings, lists, tuples,
     dicts with string keys, dataclasses, named tuples), and any change of either (data
     size, training config, sampling settings) gives a new key, so a cache never returns
-    a point computed under other settings.
+    a point computed under other settings. Dataclass fields made by :func:`unkeyed` (the
+    device) are left out: a key names what a point computes, not where.
     """
     label = re.sub(r"[^A-Za-z0-9.-]+", "_", _canonical_json(point))[:48].strip("_")
     digest = hashlib.sha1(_canonical_json({"point": point, "spec": spec}).encode()).hexdigest()[:10]
@@ -170,6 +208,9 @@ def _write_record(path: Path, record: dict[str, Any]) -> None:
 
 
 # ---------------------------------------------------------------- the sweep engine
+
+#: Share of a sweep's budget kept for the measurements after training (:func:`run_sweep`).
+RESERVE_SHARE = 0.2
 
 
 class SweepError(RuntimeError):
@@ -241,8 +282,8 @@ def _evaluate(compute: Callable[[Any, str | None], dict[str, Any]], point: Hasha
 
 def run_sweep(points: Iterable[Hashable], compute: Callable[[Any, str | None], dict[str, Any]], *,
               cache_dir: str | os.PathLike | None, spec: Any = None, checkpoint_spec: Any = None,
-              executor: Executor | None = None, budget_s: float | None = None, name: str = "sweep",
-              progress: bool = True) -> SweepResult:
+              executor: Executor | None = None, budget_s: float | None = None, reserve_s: float | None = None,
+              name: str = "sweep", progress: bool = True) -> SweepResult:
     """Compute ``compute(point, checkpoint_dir)`` for every point, cached, resumable, budgeted.
 
     Parameters
@@ -288,6 +329,10 @@ def run_sweep(points: Iterable[Hashable], compute: Callable[[Any, str | None], d
         executor, collecting stops, the points not yet finished are cancelled and
         pending (a point that cannot be cancelled, running in a process pool, runs on
         but its record is dropped: its checkpoints remain).
+    reserve_s : float, optional
+        The budget's last seconds, kept for the measurements that close the points
+        (:attr:`Budget.reserve_s`): training inside a point stops, checkpointed, once
+        fewer are left. ``None``: :data:`RESERVE_SHARE` of ``budget_s``.
     name : str
         Prefix of every cache key and label of the progress bar: letters, digits, ``_``,
         ``.``, ``-``.
@@ -309,7 +354,9 @@ def run_sweep(points: Iterable[Hashable], compute: Callable[[Any, str | None], d
     if budget_s is not None and not budget_s >= 0:
         raise ValueError(f"budget_s must be None or >= 0 seconds, got {budget_s!r}")
     start = time.perf_counter()
-    budget = Budget(budget_s or 0)
+    if reserve_s is not None and not reserve_s >= 0:
+        raise ValueError(f"reserve_s must be None or >= 0 seconds, got {reserve_s!r}")
+    budget = Budget(budget_s or 0, RESERVE_SHARE * (budget_s or 0) if reserve_s is None else reserve_s)
     order = list(dict.fromkeys(points))
     keys = {point: sweep_key(name, point, spec) for point in order}
     trained = keys if checkpoint_spec is None else {point: sweep_key(name, point, checkpoint_spec) for point in order}

@@ -49,7 +49,7 @@ import json
 import math
 import os
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,12 +64,15 @@ from seqmi.device import DeviceLike, resolve_device
 from seqmi.family import RecurrentFamily, family_key
 from seqmi.models.lm import sequence_loss
 from seqmi.rng import child_seed
+from seqmi.sweep import Budget, OutOfTime
 from seqmi.validate import check_choice, check_float, check_int
 
 OPTIMIZERS = ("rmsprop", "adam", "adamw", "sgd")
 SCHEDULES = ("constant", "cosine", "plateau")
 MODES = ("min", "max")
 CHECKPOINT_FILE = "checkpoint.pt"
+#: Seconds of training between the checkpoints written inside an epoch.
+CHECKPOINT_EVERY_S = 60.0
 _END = object()  # marks the end of an epoch's batches
 
 
@@ -299,10 +302,17 @@ class Batches:
         it has taken so far. The epoch ends when the iterable does; it should draw from
         ``rng`` lazily, as batches are taken (one per step). Members trained together
         need epochs of equal length.
+    replayable : bool
+        Whether an epoch's batches depend on the generator and ``step`` only, not on the
+        model being trained. Then a run can be checkpointed inside an epoch, and resumed
+        by drawing the epoch's batches again from its start up to the step reached
+        (:func:`fit`). ``False`` (rollouts drawn by the policy being trained): at epoch
+        ends only.
     """
 
     steps_per_epoch: int
     epoch: Callable[[np.random.Generator, int], Iterable[Any]]
+    replayable: bool = True
 
 
 @dataclass(frozen=True)
@@ -387,6 +397,10 @@ class Member:
         Sum of the loss weights of every step.
     busy_s : float
         Training time, a shared step counted in equal parts.
+    epoch_start : dict or None
+        Inside an epoch: the generator's state and the step count at its start, and the
+        epoch's sums of loss times weight and of weights so far (``"rng"``, ``"step"``,
+        ``"sums"``); ``None`` between epochs.
     """
 
     def __init__(self, model: nn.Module, config: TrainConfig, rng: np.random.Generator, task: Task) -> None:
@@ -407,9 +421,10 @@ class Member:
         self.eval_steps: list[int] = []
         self.eval_metric: list[float] = []
         self.busy_s = 0.0
+        self.epoch_start: dict[str, Any] | None = None
 
     _PROGRESS = ("epoch", "step", "bad", "tokens", "best", "best_state", "stopped", "steps_to_target",
-                 "step_losses", "eval_steps", "eval_metric", "busy_s")
+                 "step_losses", "eval_steps", "eval_metric", "busy_s", "epoch_start")
 
     def state_dict(self) -> dict[str, Any]:
         """Everything the member's future depends on (for a checkpoint)."""
@@ -425,7 +440,8 @@ class Member:
         self.rng.bit_generator.state = state["rng"]
         self._cuts[0] = state["cuts"]
         for k in self._PROGRESS:
-            setattr(self, k, state[k])
+            # checkpoints written before mid-epoch saves existed hold no epoch_start
+            setattr(self, k, state.get(k) if k == "epoch_start" else state[k])
 
     def cut(self) -> None:
         """Divide the learning rate by ``plateau_factor`` now (not at the next step)."""
@@ -455,16 +471,41 @@ class Member:
             self.stopped = "patience"
 
 
+def _epoch_feed(member: Member, task: Task) -> Iterator[Any]:
+    """The batches of ``member``'s current epoch still to come, its epoch's start recorded.
+
+    A member checkpointed inside an epoch (``epoch_start`` set) draws the epoch again from
+    its start and skips the batches it has trained on: for a replayable task this leaves
+    its generator as it was when the checkpoint was written (checked).
+    """
+    if member.epoch_start is None:
+        member.epoch_start = {"rng": member.rng.bit_generator.state, "step": member.step, "sums": [0.0, 0]}
+        return iter(task.batches.epoch(member.rng, member.step))
+    reached = member.rng.bit_generator.state
+    member.rng.bit_generator.state = member.epoch_start["rng"]
+    feed = iter(task.batches.epoch(member.rng, member.epoch_start["step"]))
+    for _ in range(member.step - member.epoch_start["step"]):
+        if next(feed, _END) is _END:
+            raise RuntimeError("the epoch replayed to resume a checkpoint ended early")
+    if member.rng.bit_generator.state != reached:
+        raise RuntimeError("an epoch replayed to resume a checkpoint drew other batches: its task's "
+                           "Batches must not be replayable (replayable=False)")
+    return feed
+
+
 def fit(members: Sequence[Member], task: Task, *, device: DeviceLike = "cpu", amp: bool = False,
         progress: bool = True, desc: str = "",
-        on_epoch_end: Callable[[list[tuple[Member, dict[str, Any]]]], None] | None = None) -> None:
+        on_epoch_end: Callable[[list[tuple[Member, dict[str, Any]]]], None] | None = None,
+        on_step: Callable[[], None] | None = None) -> None:
     """Train ``members`` in lockstep until each one's stop rule ends it: the one training loop.
 
     Every step takes one batch per running member (from its own generator), computes all
     losses (batched when ``task.family`` is set), backpropagates their sum once (each
     member's gradient is that of its own loss alone), then clips and steps each member
     separately. A member whose stop rule fires is frozen: its weights, optimizer state and
-    generator stop changing while the others go on.
+    generator stop changing while the others go on. Members restored from a checkpoint
+    written inside an epoch (by ``on_step``) resume there: the epoch's batches are drawn
+    again from its start, and the first ones skipped.
 
     Parameters
     ----------
@@ -483,22 +524,26 @@ def fit(members: Sequence[Member], task: Task, *, device: DeviceLike = "cpu", am
         Called after every epoch with ``(member, record)`` for each member that trained in
         it; a record holds ``epoch``, ``step``, ``train_loss``, the metric (when evaluated
         at the end of the epoch), ``lr``, ``tokens`` (of the epoch) and ``epoch_s``.
+    on_step : callable, optional
+        Called after every step inside an epoch, when the members' state dicts describe
+        the run exactly (a checkpoint of them written there resumes bit for bit, if
+        ``task.batches.replayable``); an exception raised there interrupts the run.
     """
     from tqdm.auto import tqdm
 
     device = resolve_device(device)
     start = time.perf_counter()
     steps = task.batches.steps_per_epoch
-    active = [m for m in members if m.stopped is None]
+    # a member stopped inside an epoch still closes it (evaluation, record)
+    active = [m for m in members if m.stopped is None or m.epoch_start is not None]
     bar = tqdm(total=max([m.config.max_epochs * steps for m in members], default=0),
                initial=max([m.step for m in members], default=0), desc=desc, disable=not progress, leave=False)
     while active:
         t_epoch = time.perf_counter()
-        feeds = {id(m): iter(task.batches.epoch(m.rng, m.step)) for m in active}
-        sums = {id(m): [0.0, 0] for m in active}
+        running = [m for m in active if m.stopped is None]
+        feeds = {id(m): _epoch_feed(m, task) for m in running}
         for m in active:
             m.model.train()
-        running = list(active)
         while running:
             t0 = time.perf_counter()
             batches = [next(feeds[id(m)], _END) for m in running]
@@ -520,8 +565,8 @@ def fit(members: Sequence[Member], task: Task, *, device: DeviceLike = "cpu", am
                 value = float(loss.detach())
                 m.step += 1
                 m.step_losses.append(value)
-                sums[id(m)][0] += value * weight
-                sums[id(m)][1] += weight
+                m.epoch_start["sums"][0] += value * weight
+                m.epoch_start["sums"][1] += weight
             share = (time.perf_counter() - t0) / len(running)
             for m in running:
                 m.busy_s += share
@@ -534,6 +579,8 @@ def fit(members: Sequence[Member], task: Task, *, device: DeviceLike = "cpu", am
                 if m.stopped is None and m.config.time_budget_s and time.perf_counter() - start >= m.config.time_budget_s:
                     m.stopped = "time"
             running = [m for m in running if m.stopped is None]
+            if on_step is not None and running:
+                on_step()
         # a run stopped by its time budget is still evaluated: the epoch's steps count
         due = [m for m in active if not m.config.eval_every and m.stopped in (None, "time")] \
             if task.evaluate is not None else []
@@ -541,7 +588,8 @@ def fit(members: Sequence[Member], task: Task, *, device: DeviceLike = "cpu", am
         records = []
         for m in active:
             m.epoch += 1
-            loss_sum, weight = sums[id(m)]
+            loss_sum, weight = m.epoch_start["sums"] if m.epoch_start is not None else (0.0, 0)
+            m.epoch_start = None
             record: dict[str, Any] = {"epoch": m.epoch, "step": m.step, "train_loss": loss_sum / max(weight, 1)}
             if id(m) in values:
                 m.observe(values[id(m)], task)
@@ -690,7 +738,8 @@ def language_model_task(data: Sequences | Stream, batch_size: int, device: Devic
                 first = False
 
         loss = _StreamLoss()
-        batches = Batches(_steps_per_epoch(data, batch_size), stream_epoch)
+        # the state carried between windows is not in a checkpoint: one is written at epoch ends only
+        batches = Batches(_steps_per_epoch(data, batch_size), stream_epoch, replayable=False)
     return Task(batches, loss, evaluate=lambda model: evaluate(model, data, device, amp=amp), family=family)
 
 
@@ -706,6 +755,89 @@ def _log(log_path: Path | None, record: dict[str, Any]) -> None:
             f.write(json.dumps(record) + "\n")
 
 
+def _step_hook(save: Callable[[], None] | None, budget: Budget | None,
+               every_s: float) -> Callable[..., None]:
+    """When to checkpoint: ``hook(done=False)`` saves every ``every_s`` seconds and before a budget stop.
+
+    ``hook()`` raises :class:`~seqmi.sweep.OutOfTime` once ``budget`` leaves no time for
+    training (:meth:`~seqmi.sweep.Budget.training_spent`), the checkpoint written first;
+    ``hook(done=True)`` (the run has ended) saves and never raises.
+    """
+    last = [time.perf_counter()]
+
+    def hook(done: bool = False) -> None:
+        stop = not done and budget is not None and budget.training_spent()
+        if save is not None and (done or stop or time.perf_counter() - last[0] >= every_s):
+            save()
+            last[0] = time.perf_counter()
+        if stop:
+            raise OutOfTime
+
+    return hook
+
+
+def fit_checkpointed(members: Sequence[Member], task: Task, checkpoint_dir: str | os.PathLike | None, *,
+                     extra: dict[str, list[Any]] | None = None, budget: Budget | None = None,
+                     every_s: float = CHECKPOINT_EVERY_S, device: DeviceLike = "cpu", amp: bool = False,
+                     progress: bool = True, desc: str = "") -> None:
+    """:func:`fit`, checkpointed in ``checkpoint_dir`` and resumed from it.
+
+    The members' state dicts, torch's generator and ``extra`` are written atomically to
+    ``checkpoint_dir/checkpoint.pt`` every ``every_s`` seconds (after a step if
+    ``task.batches.replayable``, else after an epoch), before a stop for ``budget`` and at
+    the end; if the file exists, the members and ``extra`` are restored from it first. A run
+    interrupted and resumed ends with the weights of one that ran through, bit for bit on
+    CPU; a rerun of a finished one returns at once.
+
+    Parameters
+    ----------
+    members : sequence of Member
+        Freshly built (their checkpointed state replaces theirs).
+    task : Task
+    checkpoint_dir : path or None
+        ``None``: :func:`fit` alone (still stopped by ``budget``).
+    extra : dict of lists, optional
+        What the task records beside the members (a PPO run's per-rollout numbers):
+        saved with them, and each list's contents restored in place.
+    budget : seqmi.sweep.Budget, optional
+        Training stops with :class:`~seqmi.sweep.OutOfTime`, checkpoint saved, once it
+        leaves no time for training (``current_budget()`` inside a sweep point).
+    every_s : float
+        Seconds between the checkpoints inside an epoch.
+    device, amp, progress, desc
+        As :func:`fit`.
+    """
+    check_float("every_s", every_s, 0.0)
+    extra = {} if extra is None else extra
+    path = Path(checkpoint_dir) / CHECKPOINT_FILE if checkpoint_dir is not None else None
+    configs = [asdict(m.config) for m in members]
+    if path is not None and path.is_file():
+        state = torch.load(path, map_location="cpu", weights_only=False)
+        if state["configs"] != configs or set(state["extra"]) != set(extra):
+            raise ValueError(f"checkpoint {path} was written with a different config")
+        for m, saved in zip(members, state["members"]):
+            m.load_state_dict(saved)
+        for k, values in state["extra"].items():
+            extra[k][:] = values
+        torch.set_rng_state(state["torch_rng"])
+    save = None
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+
+        def save() -> None:
+            _save_atomic({"configs": configs, "members": [m.state_dict() for m in members],
+                          "extra": {k: list(v) for k, v in extra.items()}, "torch_rng": torch.get_rng_state()},
+                         path)
+
+    hook = _step_hook(save, budget, every_s)
+
+    def epoch_end(records: list[tuple[Member, dict[str, Any]]]) -> None:
+        hook(done=all(m.stopped is not None for m in members))
+
+    fit(members, task, device=device, amp=amp, progress=progress, desc=desc, on_epoch_end=epoch_end,
+        on_step=hook if task.batches.replayable else None)
+
+
 def init_seed(config: TrainConfig, restart: int) -> int:
     """The torch seed under which restart ``restart`` of ``config`` is built."""
     return child_seed(config.seed, "restart", restart)
@@ -719,8 +851,8 @@ def order_rng(config: TrainConfig, restart: int) -> np.random.Generator:
 def train_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.Module]],
                  data: Sequences | Stream, configs: Sequence[TrainConfig], *, device: DeviceLike = "cpu",
                  checkpoint_dir: str | os.PathLike | None = None, log_path: str | os.PathLike | None = None,
-                 progress: bool = True,
-                 on_epoch_end: Callable[[dict[str, Any]], None] | None = None) -> list[TrainResult]:
+                 progress: bool = True, on_epoch_end: Callable[[dict[str, Any]], None] | None = None,
+                 budget: Budget | None = None, every_s: float = CHECKPOINT_EVERY_S) -> list[TrainResult]:
     """Train every restart of every config, and return each config's best model.
 
     Restart ``r`` of config ``c`` is built under its own seed (:func:`init_seed`),
@@ -743,7 +875,8 @@ def train_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.
         ``"auto" | "cpu" | "cuda" | torch.device``.
     checkpoint_dir : path, optional
         Folder of ``checkpoint.pt``: if it exists the run resumes from it; it is
-        rewritten after every epoch.
+        rewritten after every epoch and, for ``Sequences``, every ``every_s`` seconds
+        inside one (a ``Stream``'s carried state is not saved: epoch ends only).
     log_path : path, optional
         JSON-lines file receiving one record per model and epoch (appended).
     progress : bool
@@ -752,6 +885,12 @@ def train_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.
         Called with each epoch's log record (keys ``config`` and ``restart`` added) after
         the checkpoint is written (an exception raised there interrupts the run with a
         valid checkpoint on disk).
+    budget : seqmi.sweep.Budget, optional
+        Checked after every step (``Stream``: every epoch): once it leaves no time for training
+        (:meth:`~seqmi.sweep.Budget.training_spent`), the checkpoint is written and
+        :class:`~seqmi.sweep.OutOfTime` raised (``current_budget()`` inside a sweep point).
+    every_s : float
+        Seconds between the checkpoints written inside an epoch.
 
     Returns
     -------
@@ -761,6 +900,7 @@ def train_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.
     configs = list(configs)
     if not configs:
         raise ValueError("train_family needs at least one config")
+    check_float("every_s", every_s, 0.0)
     makers = [make_model] * len(configs) if callable(make_model) else list(make_model)
     if len(makers) != len(configs):
         raise ValueError(f"got {len(makers)} model builders for {len(configs)} configs")
@@ -820,8 +960,13 @@ def train_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.
             torch.set_rng_state(state["torch_rng"])
         state = None
 
+        def save(members: list[Member] = members, g: int = g) -> None:
+            _save_atomic({"configs": config_dicts, "finished": finished, "history": history, "group": g,
+                          "members": [m.state_dict() for m in members], "torch_rng": torch.get_rng_state()},
+                         ckpt_path)
+
         def checkpoint(records: list[tuple[Member, dict[str, Any]]], group: list[tuple[int, int]] = group,
-                       members: list[Member] = members, g: int = g) -> None:
+                       members: list[Member] = members) -> None:
             keyed = []
             for m, record in records:
                 c, r = group[members.index(m)]
@@ -830,14 +975,16 @@ def train_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.
                 history.append(record)
                 _log(log_file, record)
             if ckpt_path is not None:
-                _save_atomic({"configs": config_dicts, "finished": finished, "history": history, "group": g,
-                              "members": [m.state_dict() for m in members], "torch_rng": torch.get_rng_state()},
-                             ckpt_path)
+                save()
             if on_epoch_end is not None:
                 for record in keyed:
                     on_epoch_end(record)
+            if budget is not None and any(m.stopped is None for m in members):
+                budget.check_training()
 
         fit(members, task, device=device, amp=amps[c0], progress=progress, on_epoch_end=checkpoint,
+            on_step=_step_hook(save if ckpt_path is not None else None, budget, every_s)
+            if task.batches.replayable and (ckpt_path is not None or budget is not None) else None,
             desc=f"run {group[0][1] + 1}/{configs[c0].restarts}" if len(group) == 1 else f"{len(group)} runs")
         for (c, r), m in zip(group, members):
             summary = {"best": m.best, "best_state": m.best_state, "epochs": m.epoch, "tokens": m.tokens,
@@ -883,7 +1030,8 @@ def train_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.
 def train(make_model: Callable[[], nn.Module], data: Sequences | Stream, config: TrainConfig,
           device: DeviceLike = "cpu", checkpoint_dir: str | os.PathLike | None = None,
           log_path: str | os.PathLike | None = None, progress: bool = True,
-          on_epoch_end: Callable[[dict[str, Any]], None] | None = None) -> TrainResult:
+          on_epoch_end: Callable[[dict[str, Any]], None] | None = None, budget: Budget | None = None,
+          every_s: float = CHECKPOINT_EVERY_S) -> TrainResult:
     """Train ``config.restarts`` models and return the one with the best validation loss.
 
     :func:`train_family` with one config; see there for the parameters.
@@ -893,4 +1041,5 @@ def train(make_model: Callable[[], nn.Module], data: Sequences | Stream, config:
     TrainResult
     """
     return train_family(make_model, data, [config], device=device, checkpoint_dir=checkpoint_dir,
-                        log_path=log_path, progress=progress, on_epoch_end=on_epoch_end)[0]
+                        log_path=log_path, progress=progress, on_epoch_end=on_epoch_end, budget=budget,
+                        every_s=every_s)[0]

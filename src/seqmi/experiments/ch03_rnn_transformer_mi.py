@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import lru_cache, partial
 from typing import Any
 
@@ -41,7 +41,7 @@ from seqmi.info import two_point_mi, two_point_mi_bootstrap
 from seqmi.models.lm import RNNLM, TransformerLM
 from seqmi.models.wordchar import CharLevelSampler, add_lstm_dropout
 from seqmi.rng import child_seed
-from seqmi.sweep import current_budget
+from seqmi.sweep import Budget, current_budget, describe, unkeyed
 from seqmi.train import Sequences, Stream, TrainConfig, train_family
 from seqmi.validate import check_choice, check_int
 
@@ -110,7 +110,8 @@ def by_model(done: Mapping[Family, dict[str, Any]]) -> dict[Model, dict[str, Any
 def training_spec(settings: BinarySettings | CharSettings | WordSettings) -> dict[str, Any]:
     """What training reads of a sweep's settings: its :func:`seqmi.sweep.run_sweep` ``checkpoint_spec``.
 
-    ``settings`` as a dict, nested settings included, without ``MEASUREMENT_FIELDS``: a
+    ``settings`` as a dict, nested settings included, without ``MEASUREMENT_FIELDS`` and
+    the device (:func:`seqmi.sweep.describe`): a
     rerun that generates more sequences (or characters) from the trained models, or fits
     above another threshold, measures them again from the sweep's checkpoints instead of
     training them again.
@@ -118,7 +119,7 @@ def training_spec(settings: BinarySettings | CharSettings | WordSettings) -> dic
     def strip(fields: dict[str, Any]) -> dict[str, Any]:
         return {k: strip(v) if isinstance(v, dict) else v for k, v in fields.items() if k not in MEASUREMENT_FIELDS}
 
-    return strip(asdict(settings))
+    return strip(describe(settings))
 
 
 # ---------------------------------------------------------------- the measurement
@@ -224,7 +225,7 @@ def set_gaps(mi_sets: Sequence[ArrayLike], refs: Sequence[ArrayLike], keep: Arra
 def run_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.Module]],
                data: Sequences | Stream, configs: Sequence[TrainConfig], *, sample_seeds: Sequence[int],
                n_samples: int, sample_length: int, max_lag: int, threshold: float, device: DeviceLike = "cpu",
-               checkpoint_dir: str | None = None, on_epoch_end: Callable[[dict[str, Any]], None] | None = None,
+               checkpoint_dir: str | None = None, budget: Budget | None = None,
                head_tokens: int = 0, n_boot: int = 0, sample_sets: int = 1,
                progress: bool = False) -> dict[str, Any]:
     """Train a family of models, sample from each, estimate and fit the two-point MI of the samples.
@@ -246,9 +247,11 @@ def run_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.Mo
     device : str or torch.device
     checkpoint_dir : str, optional
         Training checkpoints (resumable).
-    on_epoch_end : callable, optional
-        Passed to :func:`~seqmi.train.train_family`; inside a sweep,
-        ``current_budget().check`` stops the family cleanly with its checkpoint saved.
+    budget : seqmi.sweep.Budget, optional
+        Inside a sweep, ``current_budget()``: training stops, checkpoint saved, once it
+        leaves no more than its ``reserve_s`` (:func:`~seqmi.train.train_family`), and a
+        family trained by then is not measured (:class:`~seqmi.sweep.OutOfTime`: the
+        next run measures it from its checkpoint), so that the measurement fits the budget.
     head_tokens : int
         How many tokens of each model's first sample to keep (text passages).
     n_boot : int
@@ -277,8 +280,10 @@ def run_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.Mo
     check_int("sample_sets", sample_sets, 1)
     start = time.perf_counter()
     results = train_family(make_model, data, configs, device=device, checkpoint_dir=checkpoint_dir,
-                           progress=progress, on_epoch_end=on_epoch_end)
+                           progress=progress, budget=budget)
     train_s = time.perf_counter() - start
+    if budget is not None:
+        budget.check_training()
     models = []
     for result, seed in zip(results, sample_seeds):
         model = result.model
@@ -361,6 +366,8 @@ class BinarySettings:
     seed : int
         The chapter's seed.
     device : str
+        Resolved where a point is computed (``"auto"``: the worker's GPU if it has one);
+        not part of the cache keys (each model's record says where it ran).
     """
 
     n_train: int
@@ -378,7 +385,7 @@ class BinarySettings:
     lstm_lr: float
     transformer_lr: float
     seed: int
-    device: str = "cpu"
+    device: str = unkeyed("cpu")
 
 
 @lru_cache(maxsize=2)
@@ -437,7 +444,7 @@ def binary_point(point: Family, checkpoint_dir: str | None, settings: BinarySett
         sample_seeds=[child_seed(settings.seed, "binary-sample", kind, w, depth) for w in widths],
         n_samples=settings.n_generate, sample_length=settings.length, max_lag=settings.length - 1,
         threshold=settings.threshold, device=settings.device, checkpoint_dir=checkpoint_dir,
-        on_epoch_end=current_budget().check, n_boot=BINARY_BOOTSTRAP)
+        budget=current_budget(), n_boot=BINARY_BOOTSTRAP)
 
 
 # ---------------------------------------------------------------- text
@@ -464,6 +471,8 @@ class TextSettings:
     seed : int
         The chapter's seed.
     device : str
+        Resolved where a point is computed (``"auto"``: the worker's GPU if it has one);
+        not part of the cache keys (each model's record says where it ran).
     """
 
     train_chars: int
@@ -474,7 +483,7 @@ class TextSettings:
     patience: int
     restarts: int
     seed: int
-    device: str = "cpu"
+    device: str = unkeyed("cpu")
 
 
 @dataclass(frozen=True)
@@ -681,7 +690,7 @@ def _text_family(point: Family, level: str, make: Callable[..., nn.Module], data
         sample_seeds=[child_seed(text.seed, f"{level}-sample", kind, w, depth) for w in widths],
         n_samples=text.generate // text.row, sample_length=text.row, max_lag=text.max_lag,
         threshold=TEXT_THRESHOLD, device=text.device, checkpoint_dir=checkpoint_dir,
-        on_epoch_end=current_budget().check, head_tokens=HEAD_CHARS, sample_sets=text.sample_sets)
+        budget=current_budget(), head_tokens=HEAD_CHARS, sample_sets=text.sample_sets)
 
 
 def char_point(point: Family, checkpoint_dir: str | None, settings: CharSettings) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from seqmi.models.gaussian_lm import GaussianSequenceModel, evaluate_kl, train_g
 from seqmi.models.lm import TransformerLM
 from seqmi.models.mamba import MambaLM
 from seqmi.rng import child_seed
-from seqmi.sweep import sweep_key
+from seqmi.sweep import current_budget, sweep_key, unkeyed
 from seqmi.train import Sequences, TrainConfig, TrainResult, train
 from seqmi.validate import check_choice, check_int
 
@@ -48,6 +48,8 @@ class GaussianSettings:
     seed : int
         The chapter's seed; every stream is a :func:`~seqmi.rng.child_seed` of it.
     device : str
+        Resolved where a point is computed (``"auto"``: the worker's GPU if it has one);
+        not part of the cache keys.
     """
 
     token_dim: int
@@ -61,7 +63,7 @@ class GaussianSettings:
     lr: float
     n_eval: int
     seed: int
-    device: str = "cpu"
+    device: str = unkeyed("cpu")
 
 
 def gaussian_point(point: tuple[str, int, int, int], checkpoint_dir: str | None,
@@ -74,7 +76,8 @@ def gaussian_point(point: tuple[str, int, int, int], checkpoint_dir: str | None,
         ``backbone`` in ``{"transformer", "mamba"}``; ``L`` a power of 4; ``replicate``
         numbers independent runs (initialisation and data) of the same model.
     checkpoint_dir : str or None
-        Unused: a point takes minutes at most and is recomputed if interrupted.
+        The training run's checkpoint (every minute, and when the sweep's budget stops
+        it): a rerun resumes from it and ends as if it had not stopped.
     settings : GaussianSettings
 
     Returns
@@ -82,7 +85,7 @@ def gaussian_point(point: tuple[str, int, int, int], checkpoint_dir: str | None,
     dict
         ``position_kl`` (list, nats per coordinate), ``average_kl``, ``final_train_loss``
         (mean of the last 10 updates), ``state_size`` (``dim(z_(L/2))``), ``n_params``,
-        ``bipartite_mi`` (exact, nats).
+        ``bipartite_mi`` (exact, nats), ``device`` (where it ran).
     """
     backbone, width, length, rep = point
     dist = SubvolumeGaussian(round(math.log(length, 4)), copies=settings.token_dim)
@@ -91,12 +94,13 @@ def gaussian_point(point: tuple[str, int, int, int], checkpoint_dir: str | None,
                                   settings.max_len, settings.d_state)
     losses = train_gaussian(model, dist, settings.steps, settings.batch, settings.lr, settings.warmup,
                             device=settings.device, seed=child_seed(settings.seed, "l2m-train", length, rep),
-                            progress=False)
+                            progress=False, checkpoint_dir=checkpoint_dir, budget=current_budget())
     kl = evaluate_kl(model, dist, settings.n_eval, settings.batch, device=settings.device,
                      seed=child_seed(settings.seed, "l2m-eval", length))
     return {"position_kl": kl.tolist(), "average_kl": float(kl.mean()), "final_train_loss": float(losses[-10:].mean()),
             "state_size": history_state_size(model, length // 2), "n_params": sum(p.numel() for p in model.parameters()),
-            "bipartite_mi": dist.bipartite_mi()}
+            "bipartite_mi": dist.bipartite_mi(),
+            "device": str(next(model.parameters()).device)}
 
 
 def pool_replicates(records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -136,13 +140,14 @@ class SampleSettings:
         The chapter's seed; chunk ``c`` at temperature ``T`` samples under
         ``child_seed(seed, "smol-sample", f"T={T:g}", c)``.
     device : str
+        Resolved where a chunk is drawn; not part of the cache keys.
     """
 
     chunk_chars: int
     batch: int
     max_new_tokens: int
     seed: int
-    device: str = "cpu"
+    device: str = unkeyed("cpu")
 
 
 def sample_chunks(total_chars: int, temperatures: list[float]) -> tuple[list[tuple[float, int]], int]:

@@ -36,6 +36,7 @@ from seqmi.models.attentive_rnn import (TaskModel, hidden_gradient_profile, reca
                                         train_task_model, transfer_accuracy)
 from seqmi.rl import Agent, PPOConfig, evaluate_agent, train_ppo
 from seqmi.rng import child_seed
+from seqmi.sweep import current_budget, unkeyed
 from seqmi.validate import check_int
 
 #: The task generators, by name.
@@ -87,6 +88,8 @@ class GridSettings:
     seed : int
         The chapter's seed; every stream is a :func:`~seqmi.rng.child_seed` of it.
     device : str
+        Resolved where a point is computed (``"auto"``: the worker's GPU if it has one);
+        not part of the cache keys.
     """
 
     hidden: int
@@ -94,7 +97,7 @@ class GridSettings:
     batch: int
     lr: float
     seed: int
-    device: str = "cpu"
+    device: str = unkeyed("cpu")
 
 
 def grid_point(point: tuple[str, int, str, int], checkpoint_dir: str | None,
@@ -115,7 +118,8 @@ def grid_point(point: tuple[str, int, str, int], checkpoint_dir: str | None,
     -------
     dict
         ``accuracy`` (held-out recall accuracy after the last update), ``step_losses``
-        (list), ``final_loss`` (mean of the last 5 updates), ``seconds_per_step``.
+        (list), ``final_loss`` (mean of the last 5 updates), ``seconds_per_step``, ``device``
+        (where it ran).
     """
     task, T, kind, rep = point
     model = _model(kind, settings.hidden, TASK_NU[task], RHO,
@@ -124,7 +128,8 @@ def grid_point(point: tuple[str, int, str, int], checkpoint_dir: str | None,
                            child_seed(settings.seed, "table5", "batches", task, T, rep), settings.device,
                            desc=f"{task} T={T} {kind}")
     return {"accuracy": float(run.final_metric), "step_losses": run.step_losses.tolist(),
-            "final_loss": float(run.step_losses[-5:].mean()), "seconds_per_step": float(run.seconds_per_step)}
+            "final_loss": float(run.step_losses[-5:].mean()), "seconds_per_step": float(run.seconds_per_step),
+            "device": run.device}
 
 
 def pool_replicates(records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -173,6 +178,8 @@ class TransferSettings:
     seed : int
         The chapter's seed; every stream is a :func:`~seqmi.rng.child_seed` of it.
     device : str
+        Resolved where a point is computed (``"auto"``: the worker's GPU if it has one);
+        not part of the cache keys.
     """
 
     hidden: int
@@ -187,7 +194,7 @@ class TransferSettings:
     long_steps: int
     long_lr: float
     seed: int
-    device: str = "cpu"
+    device: str = unkeyed("cpu")
 
 
 def transfer_point(kind: str, checkpoint_dir: str | None, settings: TransferSettings) -> dict[str, Any]:
@@ -213,7 +220,7 @@ def transfer_point(kind: str, checkpoint_dir: str | None, settings: TransferSett
         ``eval_accuracy``; the test: ``transfer`` (``{str(T): accuracy}``),
         ``symbol_attention_mass`` (``{str(T): mass}``, attentive kinds only, else None);
         ``long_run`` (RelRNN with ``long_steps > 0`` only, else None): ``accuracy``,
-        ``seconds_per_update``, ``eval_accuracy``.
+        ``seconds_per_update``, ``eval_accuracy``; ``device`` (where it ran).
     """
     dev = resolve_device(settings.device)
     model = _model(kind, settings.hidden, TASK_NU["copy"], RHO, child_seed(settings.seed, "transfer", "init", kind))
@@ -238,7 +245,7 @@ def transfer_point(kind: str, checkpoint_dir: str | None, settings: TransferSett
             "seconds_per_update": float(run.seconds_per_step), "step_losses": run.step_losses.tolist(),
             "eval_steps": run.eval_steps.tolist(), "eval_accuracy": run.eval_metric.tolist(),
             "transfer": {str(T): float(a) for T, a in transfer.items()}, "symbol_attention_mass": mass,
-            "long_run": long_run}
+            "long_run": long_run, "device": str(dev)}
 
 
 # ---------------------------------------------------------------- Denoise at the authors' budget
@@ -262,6 +269,8 @@ class DenoiseSettings:
     seed : int
         The chapter's seed; every stream is a :func:`~seqmi.rng.child_seed` of it.
     device : str
+        Resolved where a point is computed (``"auto"``: the worker's GPU if it has one);
+        not part of the cache keys.
     """
 
     hidden: int
@@ -271,7 +280,7 @@ class DenoiseSettings:
     batch: int
     lr: float
     seed: int
-    device: str = "cpu"
+    device: str = unkeyed("cpu")
 
 
 def denoise_point(rep: int, checkpoint_dir: str | None, settings: DenoiseSettings) -> dict[str, Any]:
@@ -282,7 +291,8 @@ def denoise_point(rep: int, checkpoint_dir: str | None, settings: DenoiseSetting
     rep : int
         Numbers independent runs (initialisation and batches).
     checkpoint_dir : str or None
-        Unused: the run is recomputed if interrupted.
+        The run's checkpoint (every minute, and when the sweep's budget stops it): a
+        rerun resumes from it and ends as if it had not stopped.
     settings : DenoiseSettings
 
     Returns
@@ -292,18 +302,20 @@ def denoise_point(rep: int, checkpoint_dir: str | None, settings: DenoiseSetting
         ``accuracy`` (held-out recall after the last update), ``seconds_per_update``,
         ``eval_steps``, ``eval_accuracy`` and ``eval_loss`` (the mean training loss of the
         updates since the previous evaluation): the curves at every evaluation, not every
-        update, so that a record of 200,000 updates stays small.
+        update, so that a record of 200,000 updates stays small; ``device`` (where it ran).
     """
     model = _model("relrnn", settings.hidden, TASK_NU["denoise"], RHO,
                    child_seed(settings.seed, "denoise-long", "init", rep))
     run = train_task_model(model, _sampler("denoise", settings.length), settings.steps, settings.batch, settings.lr,
                            child_seed(settings.seed, "denoise-long", "batches", rep), settings.device,
-                           eval_every=settings.eval_every, target=TARGET, desc=f"denoise T={settings.length} relrnn")
+                           eval_every=settings.eval_every, target=TARGET, desc=f"denoise T={settings.length} relrnn",
+                           checkpoint_dir=checkpoint_dir, budget=current_budget())
     bounds = [0, *run.eval_steps.tolist()]
     return {"updates": len(run.step_losses), "steps_to_99": run.steps_to_target, "accuracy": float(run.final_metric),
             "seconds_per_update": float(run.seconds_per_step), "eval_steps": run.eval_steps.tolist(),
             "eval_accuracy": run.eval_metric.tolist(),
-            "eval_loss": [float(run.step_losses[a:b].mean()) for a, b in zip(bounds, bounds[1:])]}
+            "eval_loss": [float(run.step_losses[a:b].mean()) for a, b in zip(bounds, bounds[1:])],
+            "device": run.device}
 
 
 # ---------------------------------------------------------------- Fig. 3's gradient profiles
@@ -328,6 +340,8 @@ class ProfileSettings:
     n_held_out : int
         Held-out sequences the gradient norms are averaged over.
     device : str
+        Resolved where a point is computed (``"auto"``: the worker's GPU if it has one);
+        not part of the cache keys.
     """
 
     hidden: int
@@ -337,7 +351,7 @@ class ProfileSettings:
     lr: float
     seed: int
     n_held_out: int = 32
-    device: str = "cpu"
+    device: str = unkeyed("cpu")
 
 
 def profile_point(point: tuple[int, int, int], checkpoint_dir: str | None,
@@ -353,7 +367,8 @@ def profile_point(point: tuple[int, int, int], checkpoint_dir: str | None,
         Short-term buffer and relevant-set sizes; ``replicate`` numbers independent runs
         (initialisation and batches) of one setting.
     checkpoint_dir : str or None
-        Unused: a point is recomputed if interrupted.
+        The training run's checkpoint (every minute, and when the sweep's budget stops
+        it): a rerun resumes from it and ends as if it had not stopped.
     settings : ProfileSettings
 
     Returns
@@ -363,20 +378,21 @@ def profile_point(point: tuple[int, int, int], checkpoint_dir: str | None,
         :func:`~seqmi.models.attentive_rnn.hidden_gradient_profile`), ``spread`` (the
         decades between its largest and smallest value over the first ``length`` steps)
         and ``accuracy`` (held-out recall after the last update: whether the model left
-        the Denoise plateau).
+        the Denoise plateau); ``device`` (where it ran).
     """
     nu, rho, rep = point
     dev = resolve_device(settings.device)
     model = _model("relrnn", settings.hidden, nu, rho, child_seed(settings.seed, "profile", "init", nu, rho, rep))
     run = train_task_model(model, _sampler("denoise", settings.length), settings.steps, settings.batch, settings.lr,
                            child_seed(settings.seed, "profile", "batches", rep), dev,
-                           desc=f"nu={nu} rho={rho} run {rep}")
+                           desc=f"nu={nu} rho={rho} run {rep}", checkpoint_dir=checkpoint_dir,
+                           budget=current_budget())
     tokens, targets = denoise_task(settings.n_held_out, settings.length,
                                    child_seed(settings.seed, "profile", "held-out"))
     profile = hidden_gradient_profile(model, tokens, targets, dev)
     head = profile[:settings.length]
     return {"profile": profile.tolist(), "spread": float(np.log10(head.max() / head.min())),
-            "accuracy": float(run.final_metric)}
+            "accuracy": float(run.final_metric), "device": str(dev)}
 
 
 # ---------------------------------------------------------------- Table 4's MiniGrid agents
@@ -403,6 +419,8 @@ class MiniGridSettings:
     seed : int
         The chapter's seed; every stream is a :func:`~seqmi.rng.child_seed` of it.
     device : str
+        Resolved where a point is computed (``"auto"``: the worker's GPU if it has one);
+        not part of the cache keys.
     """
 
     train_env: str
@@ -413,7 +431,7 @@ class MiniGridSettings:
     ppo: PPOConfig
     eval_episodes: int
     seed: int
-    device: str = "cpu"
+    device: str = unkeyed("cpu")
 
 
 def minigrid_point(point: tuple[str, int], checkpoint_dir: str | None, settings: MiniGridSettings) -> dict[str, Any]:
@@ -428,7 +446,8 @@ def minigrid_point(point: tuple[str, int], checkpoint_dir: str | None, settings:
         ``kind`` in :data:`seqmi.models.memory_lstm.KINDS`; ``replicate`` numbers
         independent runs (initialisation, layouts, action samples).
     checkpoint_dir : str or None
-        Unused: the run is recomputed if interrupted.
+        The PPO run's checkpoint, between rollouts (every minute, and when the sweep's
+        budget stops it): a rerun resumes from it and ends as if it had not stopped.
     settings : MiniGridSettings
 
     Returns
@@ -436,18 +455,20 @@ def minigrid_point(point: tuple[str, int], checkpoint_dir: str | None, settings:
     dict
         The training curve, one value per rollout: ``success_curve``, ``return_curve``,
         ``env_steps``; ``busy_s`` (training compute); ``evaluation``: ``{env: record}`` of
-        :func:`seqmi.rl.evaluate_agent` for the training environment and each tested one.
+        :func:`seqmi.rl.evaluate_agent` for the training environment and each tested one;
+        ``device`` (where it ran).
     """
     kind, rep = point
     torch.manual_seed(child_seed(settings.seed, "minigrid", "init", kind, rep))
     agent = Agent(kind, settings.hidden, settings.nu, settings.rho)
     run = train_ppo(agent, settings.train_env, settings.ppo, child_seed(settings.seed, "minigrid", "train", rep),
-                    settings.device, desc=f"{kind} run {rep}")
+                    settings.device, desc=f"{kind} run {rep}", checkpoint_dir=checkpoint_dir,
+                    budget=current_budget())
     evaluation = {env: evaluate_agent(agent, env, settings.eval_episodes,
                                       child_seed(settings.seed, "minigrid", "eval", env), settings.device)
                   for env in (settings.train_env, *settings.test_envs)}
     return {"success_curve": run.success, "return_curve": run.returns, "env_steps": run.env_steps,
-            "busy_s": float(run.train.busy_s), "evaluation": evaluation}
+            "busy_s": float(run.train.busy_s), "evaluation": evaluation, "device": run.train.device}
 
 
 def compact_run(record: dict[str, Any], points: int = 120) -> dict[str, Any]:

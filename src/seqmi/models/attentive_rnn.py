@@ -22,6 +22,7 @@ Attention kinds (the ``attention`` argument, a string or a spec object):
 from __future__ import annotations
 
 import math
+import os
 import re
 import time
 from collections.abc import Callable, Iterator
@@ -36,7 +37,8 @@ from tqdm.auto import tqdm
 
 from seqmi.device import DeviceLike, resolve_device
 from seqmi.rng import child_seed
-from seqmi.train import Batches, Member, Task, TrainConfig, TrainResult, fit, member_result
+from seqmi.sweep import Budget
+from seqmi.train import Batches, Member, Task, TrainConfig, TrainResult, fit_checkpointed, member_result
 from seqmi.validate import check_choice, check_int
 
 NONLINEARITIES = ("tanh", "linear")
@@ -413,7 +415,8 @@ def train_task_model(model: TaskModel, sample: Callable[[int, int], tuple[NDArra
                      steps: int, batch: int, lr: float, seed: int, device: DeviceLike,
                      clip: float = 1.0, n_recall: int = 10, eval_batch: int = 200,
                      eval_every: int | None = None, target: float | None = None,
-                     desc: str = "") -> TrainResult:
+                     desc: str = "", checkpoint_dir: str | os.PathLike | None = None,
+                     budget: Budget | None = None) -> TrainResult:
     """Train ``model`` with Adam on fresh batches ``sample(batch, seed_i)``, cross-entropy on
     every step, gradient-norm clipping ``clip``; report recall accuracy on a held-out batch.
 
@@ -440,6 +443,15 @@ def train_task_model(model: TaskModel, sample: Callable[[int, int], tuple[NDArra
         Evaluate the held-out recall accuracy every ``eval_every`` updates.
     target : float, optional
         With ``eval_every``: stop as soon as an evaluation reaches this accuracy.
+    desc : str
+        The progress bar's label.
+    checkpoint_dir : path, optional
+        The run is checkpointed there (:func:`seqmi.train.fit_checkpointed`: every minute,
+        and at the end) and resumed from it: an interrupted run ends as one that ran
+        through, bit for bit on CPU.
+    budget : seqmi.sweep.Budget, optional
+        Stops training, checkpoint saved, with :class:`~seqmi.sweep.OutOfTime` once it
+        leaves no time for training.
 
     Returns
     -------
@@ -477,7 +489,7 @@ def train_task_model(model: TaskModel, sample: Callable[[int, int], tuple[NDArra
     task = Task(Batches(steps, epoch), loss, evaluate, metric="accuracy", mode="max", keep_best=False)
     member = Member(model, config, np.random.default_rng(seed), task)
     start = time.perf_counter()
-    fit([member], task, device=device, desc=desc)
+    fit_checkpointed([member], task, checkpoint_dir, budget=budget, device=device, desc=desc)
     final = (member.eval_metric[-1] if member.eval_steps and member.eval_steps[-1] == member.step
              else recall_accuracy(model, ev_tok, ev_tgt, n_recall))
     return member_result(member, device=device, wall_s=time.perf_counter() - start, final_metric=final)

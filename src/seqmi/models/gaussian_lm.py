@@ -11,6 +11,7 @@ training loss; :func:`train_gaussian` (a configuration of :func:`seqmi.train.fit
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterator
 
 import numpy as np
@@ -23,7 +24,8 @@ from seqmi.data.subvolume import SubvolumeGaussian
 from seqmi.device import DeviceLike, resolve_device
 from seqmi.models.lm import TransformerBlock
 from seqmi.models.mamba import MambaBackbone
-from seqmi.train import Batches, Member, Task, TrainConfig, fit
+from seqmi.sweep import Budget
+from seqmi.train import Batches, Member, Task, TrainConfig, fit_checkpointed
 from seqmi.validate import check_choice, check_int
 
 BACKBONES = ("transformer", "mamba")
@@ -114,7 +116,9 @@ def _conditional_targets(dist: SubvolumeGaussian, batch: int, rng: np.random.Gen
 
 def train_gaussian(model: GaussianSequenceModel, dist: SubvolumeGaussian, steps: int, batch: int = 4,
                    lr: float = 1e-3, warmup: int = 50, weight_decay: float = 0.01,
-                   device: DeviceLike = "cpu", seed: int = 0, progress: bool = True) -> NDArray[np.float64]:
+                   device: DeviceLike = "cpu", seed: int = 0, progress: bool = True,
+                   checkpoint_dir: str | os.PathLike | None = None,
+                   budget: Budget | None = None) -> NDArray[np.float64]:
     """Train on the exact average conditional KL with fresh samples every step.
 
     AdamW with linear warm-up and cosine decay to zero (the paper's recipe, scaled down),
@@ -135,6 +139,13 @@ def train_gaussian(model: GaussianSequenceModel, dist: SubvolumeGaussian, steps:
         Seeds the samples (and nothing else: initialise the model under your own seed).
     progress : bool
         Show a tqdm bar.
+    checkpoint_dir : path, optional
+        The run is checkpointed there (:func:`seqmi.train.fit_checkpointed`: every minute,
+        and at the end) and resumed from it: an interrupted run ends as one that ran
+        through, bit for bit on CPU.
+    budget : seqmi.sweep.Budget, optional
+        Stops training, checkpoint saved, with :class:`~seqmi.sweep.OutOfTime` once it
+        leaves no time for training.
 
     Returns
     -------
@@ -167,7 +178,8 @@ def train_gaussian(model: GaussianSequenceModel, dist: SubvolumeGaussian, steps:
 
     task = Task(Batches(steps, epoch), loss, schedule=schedule)
     member = Member(model, config, np.random.default_rng(seed), task)
-    fit([member], task, device=device, progress=progress, desc=f"{model.backbone_name} L={dist.length}")
+    fit_checkpointed([member], task, checkpoint_dir, budget=budget, device=device, progress=progress,
+                     desc=f"{model.backbone_name} L={dist.length}")
     return np.asarray(member.step_losses, dtype=np.float64)
 
 
