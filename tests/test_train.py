@@ -281,3 +281,50 @@ def test_stop_rules_target_and_time_budget():
     config = TrainConfig(max_epochs=5, restarts=1, time_budget_s=1e-9)
     result = train(make_lstm, DATA, config, progress=False)
     assert result.epochs == [1] and len(result.step_losses) == 1 and result.eval_steps.tolist() == [1]
+
+
+class AutocastSpy(TransformerLM):
+    """A Transformer that records, per forward pass, whether it trains and whether bf16 autocast is on."""
+
+    def __init__(self):
+        super().__init__(2, width=8, depth=1, heads=2, max_len=25)
+        self.seen = []
+
+    def forward(self, tokens):
+        self.seen.append((self.training, torch.is_autocast_enabled("cpu")))
+        return super().forward(tokens)
+
+
+def test_validation_runs_in_float32_under_bf16_training():
+    from seqmi.train import Member, fit, language_model_task
+
+    config = TrainConfig(optimizer="adam", lr=0.003, batch_size=32, max_epochs=1, restarts=1)
+    task = language_model_task(DATA, config.batch_size)
+    model = AutocastSpy()
+    fit([Member(model, config, order_rng(config, 0), task)], task, amp=True, progress=False)
+    assert {autocast for training, autocast in model.seen if training} == {True}
+    assert {autocast for training, autocast in model.seen if not training} == {False}
+
+
+def test_checkpoint_keeps_the_cuda_generators_when_cuda_is_available(tmp_path, monkeypatch):
+    from seqmi.train import CHECKPOINT_FILE
+
+    states = [torch.arange(8, dtype=torch.uint8)]
+    restored = []
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    monkeypatch.setattr(torch.cuda, "get_rng_state_all", lambda: states)
+    monkeypatch.setattr(torch.cuda, "set_rng_state_all", restored.append)
+    config = TrainConfig(lr=0.01, batch_size=16, max_epochs=3, restarts=1, seed=3)
+
+    def stop(record):
+        if record["epoch"] == 1:
+            raise Interrupt
+
+    with pytest.raises(Interrupt):
+        train(make_lstm, DATA, config, device="cpu", checkpoint_dir=tmp_path, progress=False, on_epoch_end=stop)
+    saved = torch.load(tmp_path / CHECKPOINT_FILE, weights_only=False)
+    assert [s.tolist() for s in saved["cuda_rng"]] == [list(range(8))]
+    assert saved["torch_rng"].dtype == torch.uint8
+    train(make_lstm, DATA, config, device="cpu", checkpoint_dir=tmp_path, progress=False)
+    assert [[s.tolist() for s in r] for r in restored] == [[list(range(8))]]

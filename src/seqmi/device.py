@@ -4,11 +4,19 @@ Functions that run torch code accept a ``device`` argument of type ``DeviceLike`
 and pass it through :func:`resolve_device` once, at their top, so that a chapter's
 ``device`` parameter (a string) and a :class:`torch.device` built by a user are both
 accepted everywhere, and a bad value fails before any work starts.
+
+Precision on CUDA is set here too, once: when :func:`resolve_device` picks a CUDA
+device it calls :func:`use_ieee_float32`, so that float32 means IEEE float32 on the GPU
+as on the CPU. Recent GPUs otherwise run cuDNN's RNN and LSTM products in TF32 (a
+10-bit mantissa) by default; the recurrent models (``amp_safe = False``) are meant to
+train in float32, and validation losses that pick a restart at 1e-3-nat differences
+need it. bf16 is used only where a caller asks for autocast (the training losses of
+``amp_safe`` models, :mod:`seqmi.train`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from seqmi.validate import check_choice
 
@@ -26,7 +34,8 @@ def resolve_device(device: DeviceLike = "auto") -> "torch.device":
 
     ``"auto"`` picks CUDA when a GPU is visible and the CPU otherwise; an explicit
     CUDA device without a GPU is an error rather than a silent fallback, so that a
-    full-profile run never quietly takes hours on the CPU.
+    full-profile run never quietly takes hours on the CPU. Whenever CUDA is picked,
+    float32 work on it is made IEEE float32 (:func:`use_ieee_float32`).
 
     Parameters
     ----------
@@ -55,9 +64,94 @@ def resolve_device(device: DeviceLike = "auto") -> "torch.device":
             f"device={device!r} was requested but torch sees no CUDA GPU "
             f"(torch {torch.__version__}); use device='auto' or 'cpu'"
         )
-    if kind == "cuda":
-        return torch.device(device)
-    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if not torch.cuda.is_available():  # "auto" without a GPU
+        return torch.device("cpu")
+    use_ieee_float32()
+    return torch.device(device if kind == "cuda" else "cuda")
+
+
+def _new_precision_api() -> bool:
+    """Whether torch has the per-backend ``fp32_precision`` settings (torch >= 2.9)."""
+    import torch
+
+    return hasattr(torch.backends.cuda.matmul, "fp32_precision") and hasattr(torch.backends.cudnn, "rnn")
+
+
+def use_ieee_float32() -> None:
+    """Make float32 CUDA matrix products, convolutions and RNNs IEEE float32, not TF32.
+
+    With torch's ``fp32_precision`` settings (torch >= 2.9) it sets the CUDA matmul, cuDNN,
+    cuDNN convolution and cuDNN RNN precisions to ``"ieee"``; with older torch, the
+    legacy ``allow_tf32`` flags of cuBLAS and cuDNN to ``False`` (the two APIs must not be
+    mixed: torch refuses to read the legacy flags once the new ones disagree). The
+    settings are process-wide and harmless on a CPU-only torch. bf16 autocast is not
+    affected: it chooses its own dtype.
+    """
+    import torch
+
+    if _new_precision_api():
+        torch.backends.cuda.matmul.fp32_precision = "ieee"
+        torch.backends.cudnn.fp32_precision = "ieee"
+        torch.backends.cudnn.conv.fp32_precision = "ieee"
+        torch.backends.cudnn.rnn.fp32_precision = "ieee"
+    else:
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+
+
+def precision_flags() -> dict[str, Any]:
+    """The float32 precision settings in force, as torch reports them (for reports and logs).
+
+    Returns
+    -------
+    dict
+        With torch's ``fp32_precision`` settings: ``matmul``, ``cudnn``, ``cudnn_conv`` and
+        ``cudnn_rnn`` (``"ieee"``, ``"tf32"`` or ``"none"``: inherit); otherwise the legacy
+        ``matmul_allow_tf32`` and ``cudnn_allow_tf32``. Always ``float32_matmul_precision``
+        (``"highest"`` is IEEE) and ``api`` (``"fp32_precision"`` or ``"allow_tf32"``).
+    """
+    import torch
+
+    flags: dict[str, Any] = {"float32_matmul_precision": torch.get_float32_matmul_precision()}
+    if _new_precision_api():
+        flags.update(api="fp32_precision", matmul=torch.backends.cuda.matmul.fp32_precision,
+                     cudnn=torch.backends.cudnn.fp32_precision,
+                     cudnn_conv=torch.backends.cudnn.conv.fp32_precision,
+                     cudnn_rnn=torch.backends.cudnn.rnn.fp32_precision)
+    else:
+        flags.update(api="allow_tf32", matmul_allow_tf32=torch.backends.cuda.matmul.allow_tf32,
+                     cudnn_allow_tf32=torch.backends.cudnn.allow_tf32)
+    return flags
+
+
+def cuda_rng_state() -> dict[str, Any]:
+    """``{"cuda_rng": [one state per GPU]}`` when CUDA is available, else ``{}``.
+
+    For checkpoints: merged into a checkpoint dict beside the CPU generator's state, so
+    that a run resumed on a GPU draws what it would have drawn uninterrupted (dropout,
+    sampling on the device); a CPU-only torch writes nothing.
+    """
+    import torch
+
+    return {"cuda_rng": torch.cuda.get_rng_state_all()} if torch.cuda.is_available() else {}
+
+
+def restore_cuda_rng_state(state: dict[str, Any]) -> None:
+    """Restore what :func:`cuda_rng_state` saved in ``state``, if it saved anything.
+
+    A checkpoint written on a CPU-only machine, or read on one, leaves the CUDA
+    generators alone. A checkpoint from a machine with another number of GPUs is an
+    error naming both counts.
+    """
+    import torch
+
+    saved = state.get("cuda_rng")
+    if saved is None or not torch.cuda.is_available():
+        return
+    if len(saved) != torch.cuda.device_count():
+        raise ValueError(f"the checkpoint holds CUDA generator states for {len(saved)} GPUs, "
+                         f"this machine has {torch.cuda.device_count()}")
+    torch.cuda.set_rng_state_all(saved)
 
 
 _CPU_THREADS: int | None = None
