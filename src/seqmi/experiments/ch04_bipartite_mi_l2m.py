@@ -1,24 +1,29 @@
 """Sweep points of chapter 04: the Gaussian L2M experiment of Chen et al. 2025 (Fig. 4),
 SmolLM2's samples for Shen 2019's Fig. 3(d), drawn in cached chunks so that a million
-characters per temperature can be drawn over several runs, or by several processes, and the
+characters per temperature can be drawn over several runs, or by several processes, the
 two character models of the text sections (a Transformer and a Mamba of equal size, Fig. 5),
-checkpointed so that a rerun, or a second process started earlier, need not train them again."""
+checkpointed so that a rerun, or a second process started earlier, need not train them again,
+and the fold models that hold every chapter out of one character Transformer (the bipartite
+estimates over the whole corpus)."""
 
 from __future__ import annotations
 
 import hashlib
 import math
 import os
-from dataclasses import asdict, dataclass
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
 import torch
 from numpy.typing import NDArray
 from torch import nn
+from tqdm.auto import tqdm
 
 from seqmi.bipartite import load_smollm2, sample_documents
 from seqmi.data.subvolume import SubvolumeGaussian
+from seqmi.data.text import CharVocab, Document, join
 from seqmi.l2m import history_state_size
 from seqmi.models.gaussian_lm import GaussianSequenceModel, evaluate_kl, train_gaussian
 from seqmi.models.lm import TransformerLM
@@ -26,7 +31,7 @@ from seqmi.models.mamba import MambaLM
 from seqmi.rng import child_seed
 from seqmi.sweep import current_budget, sweep_key, unkeyed
 from seqmi.train import Sequences, TrainConfig, TrainResult, train
-from seqmi.validate import check_choice, check_int
+from seqmi.validate import check_choice, check_float, check_int
 
 
 @dataclass(frozen=True)
@@ -118,6 +123,101 @@ def pool_replicates(records: list[dict[str, Any]]) -> dict[str, Any]:
             "position_kl": kl.mean(axis=0), "average_kl": float(kl.mean()),
             "final_train_loss": float(np.mean([r["final_train_loss"] for r in records])),
             "average_kl_replicates": [r["average_kl"] for r in records], "position_kl_replicates": kl.tolist()}
+
+
+# ---------------------------------------------------------------- fold models (every chapter held out once)
+
+def chapter_folds(n_docs: int, k: int, seed: int) -> list[NDArray[np.int64]]:
+    """Documents ``0 .. n_docs - 1`` dealt into ``k`` folds at random.
+
+    The folds are disjoint, cover every document, differ in size by at most one, and are
+    sorted; they depend on ``seed`` alone (through ``child_seed(seed, "char-folds")``).
+
+    Parameters
+    ----------
+    n_docs : int
+        At least 2.
+    k : int
+        Folds, ``2 <= k <= n_docs``.
+    seed : int
+
+    Returns
+    -------
+    list of ndarray of int
+    """
+    check_int("n_docs", n_docs, 2)
+    check_int("k", k, 2, n_docs)
+    order = np.random.default_rng(child_seed(seed, "char-folds")).permutation(n_docs)
+    return [np.sort(part) for part in np.array_split(order, k)]
+
+
+@dataclass(frozen=True)
+class FoldModel:
+    """A character model and the documents it never saw.
+
+    Attributes
+    ----------
+    held : ndarray of int
+        Indices of the documents of its fold: neither trained on nor validated on.
+    result : TrainResult
+    """
+
+    held: NDArray[np.int64]
+    result: TrainResult
+
+
+def train_fold_char_lms(docs: Sequence[Document], vocab: CharVocab, k: int, width: int, settings: CharLMSettings,
+                        device: str | torch.device = "cpu", cache_dir: str | None = None,
+                        valid_fraction: float = 0.05) -> list[FoldModel]:
+    """One character Transformer per fold of :func:`chapter_folds`, trained without its fold.
+
+    Model ``f`` trains (:func:`train_char_lm`) on the documents outside fold ``f``, less a
+    random ``valid_fraction`` of them (at least one) whose first windows are its
+    validation rows; its windows and initialisation use the seed
+    ``child_seed(settings.seed, "char-fold", f)``. Every document is thus held out of
+    exactly one model, which can score it as unseen text.
+
+    Parameters
+    ----------
+    docs : sequence of Document
+        The corpus (e.g. :func:`seqmi.data.text.kjv_documents`); training text is the
+        documents joined by newlines (:func:`seqmi.data.text.join`).
+    vocab : CharVocab
+        Must cover every character of ``docs``.
+    k : int
+        Folds, at least 2.
+    width : int
+    settings : CharLMSettings
+        Shared by the ``k`` models but for the seed.
+    device : str or torch.device
+    cache_dir : str, optional
+        Checkpoints, as for :func:`train_char_lm` (the key differs between folds).
+    valid_fraction : float
+        Share of a model's remaining documents kept for validation, in ``(0, 0.5]``.
+
+    Returns
+    -------
+    list of FoldModel
+        In fold order.
+    """
+    check_float("valid_fraction", valid_fraction, 0.0, 0.5, low_open=True)
+    window = settings.window
+    models = []
+    for f, held in enumerate(tqdm(chapter_folds(len(docs), k, settings.seed), desc="fold models")):
+        fold_settings = replace(settings, seed=child_seed(settings.seed, "char-fold", f))
+        rest = np.setdiff1d(np.arange(len(docs)), held)
+        n_valid = max(1, round(valid_fraction * len(rest)))
+        valid = np.random.default_rng(fold_settings.seed).permutation(rest)[:n_valid]
+        train_ids = vocab.encode(join([docs[i] for i in np.setdiff1d(rest, valid)]))
+        valid_ids = vocab.encode(join([docs[i] for i in np.sort(valid)]))
+        if len(valid_ids) < window:
+            raise ValueError(f"the validation documents of fold {f} hold {len(valid_ids)} characters, fewer than "
+                             f"one window ({window}): raise valid_fraction")
+        data = Sequences(char_windows(train_ids, fold_settings),
+                         valid_ids[: len(valid_ids) // window * window].reshape(-1, window)[:64])
+        models.append(FoldModel(held, train_char_lm("transformer", len(vocab), width, data, fold_settings, device,
+                                                    cache_dir)))
+    return models
 
 
 # ---------------------------------------------------------------- SmolLM2 samples (Shen Fig. 3d)
