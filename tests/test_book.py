@@ -263,3 +263,35 @@ def test_a_section_notebook_keeps_parameters_setup_and_its_own_cells():
     assert "save_numbers" in notebook.cells[-1].source
     with pytest.raises(BookError, match="no section 'nope'.*l2m-exact"):
         section_notebook(root, "04_bipartite_mi_l2m", "nope")
+
+
+@pytest.mark.book
+def test_record_section_merges_one_section_into_a_recorded_run(tmp_path, monkeypatch):
+    from seqmi import claims
+
+    root = _tiny_book(tmp_path, "print('unused')")
+    (root / "notebooks" / "00_tiny.md").write_text(
+        "---\njupytext:\n  text_representation:\n    extension: .md\n    format_name: myst\n"
+        "    format_version: 0.13\nkernelspec:\n  display_name: Python 3\n  language: python\n"
+        "  name: python3\n---\n\n# Tiny\n\n```{code-cell} ipython3\n:tags: [parameters]\n\n"
+        "seed: int = 0  # seed\nsize: int = 1  # a new section's parameter\n"
+        "out_dir: str = \".\"  # output\n```\n\n"
+        "```{code-cell} ipython3\n:tags: [setup]\n\nfrom seqmi import report\nresults = {}\n```\n\n"
+        "```{code-cell} ipython3\nresults['untouched'] = 1 / 0  # not in the section: never runs\n```\n\n"
+        "```{code-cell} ipython3\n:tags: [section-extra]\n\nresults['extra'] = seed * size\n```\n")
+    (root / "notebooks" / "profiles.yml").write_text("reference:\n  00_tiny:\n    seed: 3\n    size: 5\n")
+    folder = root / "results" / "reference" / "00_tiny"
+    folder.mkdir(parents=True)
+    (folder / "results.json").write_text(json.dumps({"chapter": "00_tiny", "results": {"old": 2}, "claims": []}))
+    (folder / "provenance.json").write_text(json.dumps({"commit": "abc", "profile": "reference",
+                                                        "parameters": {"seed": 1}}))
+    monkeypatch.setattr(claims, "for_chapter", lambda chapter, results: [])
+    book.record_section(root, "reference", "00_tiny", "extra")
+    merged = json.loads((folder / "results.json").read_text())["results"]
+    assert merged["old"] == 2 and merged["extra"] == 15 and "untouched" not in merged
+    provenance = json.loads((folder / "provenance.json").read_text())
+    # the whole run keeps its seed; the section's record says what it ran with
+    assert provenance["parameters"] == {"seed": 1, "size": 5} and provenance["commit"] == "abc"
+    assert provenance["sections"]["extra"]["parameters"]["seed"] == 3
+    with pytest.raises(book.BookError, match="no recorded reference run"):
+        book.record_section(root, "reference", "00_other", "extra")

@@ -679,8 +679,9 @@ def record_section(root: Path, profile: str, chapter: str, section: str, out: Pa
     section runs with today's profile parameters and code; its numbers replace or join
     those of ``results/<profile>/<chapter>/results.json``, its figures are copied beside
     them, every claim is decided again on the merged numbers, and the provenance keeps the
-    whole run's record and adds one under ``sections`` (commit, parameters, wall time), while
-    its ``parameters`` become today's profile (the section's new ones included).
+    whole run's record and adds one under ``sections`` (commit, parameters, wall time); its
+    top-level ``parameters`` keep the values the whole run had and gain the profile's
+    parameters it did not have (a section's new ones).
 
     Returns
     -------
@@ -712,7 +713,8 @@ def record_section(root: Path, profile: str, chapter: str, section: str, out: Pa
         shutil.copy2(figure, folder / figure.name)
     provenance = json.loads((folder / PROVENANCE_FILE).read_text())
     provenance.setdefault("sections", {})[section] = _provenance(commit, profile, parameters, wall)
-    provenance["parameters"] = {**provenance["parameters"], **overrides}
+    # the whole run's parameters stay as they ran; a parameter it did not have is the section's
+    provenance["parameters"] = {**overrides, **provenance["parameters"]}
     (folder / PROVENANCE_FILE).write_text(json.dumps(provenance, indent=2) + "\n")
     return save_results(folder, chapter, merged)
 
