@@ -9,7 +9,9 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import time
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -26,7 +28,7 @@ from seqmi.models.mamba import MambaLM
 from seqmi.rng import child_seed
 from seqmi.sweep import sweep_key
 from seqmi.train import Sequences, TrainConfig, TrainResult, train
-from seqmi.validate import check_choice, check_int
+from seqmi.validate import check_choice, check_float, check_int
 
 
 @dataclass(frozen=True)
@@ -115,6 +117,155 @@ def pool_replicates(records: list[dict[str, Any]]) -> dict[str, Any]:
             "final_train_loss": float(np.mean([r["final_train_loss"] for r in records])),
             "average_kl_replicates": [r["average_kl"] for r in records], "position_kl_replicates": kl.tolist()}
 
+
+
+# ---------------------------------------------------------------- trained models against the exact bound
+
+BOUND_BACKBONES = ("linear", "mamba", "transformer")
+
+
+@dataclass(frozen=True)
+class BoundSettings:
+    """What every point of the exact-bound sweep shares (the models' sizes vary by point).
+
+    Attributes
+    ----------
+    copies : int
+        Copies of the sub-volume Gaussian stacked into one token (the model's ``token_dim``).
+    head_width : int
+        Width of the linear SSM's read-out and head (its state size is the point's).
+    layers, heads, d_state : int
+        Depth of the Mamba and Transformer backbones, attention heads of the Transformer,
+        SSM state per channel of the Mamba.
+    steps, batch, warmup : int
+        Training updates, sequences per update, warm-up updates.
+    lr : float
+        Peak AdamW learning rate.
+    n_eval : int
+        Fresh sequences for the position-wise KL.
+    seed : int
+        The chapter's seed; every stream is a :func:`~seqmi.rng.child_seed` of it.
+    device : str
+    """
+
+    copies: int
+    head_width: int
+    layers: int
+    heads: int
+    d_state: int
+    steps: int
+    batch: int
+    warmup: int
+    lr: float
+    n_eval: int
+    seed: int
+    device: str = "cpu"
+
+    def __post_init__(self) -> None:
+        check_int("copies", self.copies, 1, 256)
+        check_int("head_width", self.head_width, 1)
+        check_int("layers", self.layers, 1, 48)
+        check_int("heads", self.heads, 1)
+        check_int("d_state", self.d_state, 1, 256)
+        check_int("steps", self.steps, 1)
+        check_int("batch", self.batch, 1)
+        check_int("warmup", self.warmup, 0, self.steps)
+        check_float("lr", self.lr, 0.0, 1.0, low_open=True)
+        check_int("n_eval", self.n_eval, 1)
+        check_int("seed", self.seed, 0)
+
+
+def _dense_canonical_correlations(cov: NDArray[np.float64], ell: int) -> NDArray[np.float64]:
+    """Canonical correlations of ``x_<ell`` and ``x_>=ell`` for a dense covariance, decreasing.
+
+    Stand-in for ``SubvolumeGaussian.canonical_correlations`` (to replace when that
+    lands): the singular values of the whitened cross-covariance
+    ``C_X^-1 S_XY C_Y^-T``, ``C`` the Cholesky factors of the two diagonal blocks.
+    """
+    from scipy.linalg import cholesky, solve_triangular
+
+    cx, cy = cholesky(cov[:ell, :ell], lower=True), cholesky(cov[ell:, ell:], lower=True)
+    white = solve_triangular(cy, solve_triangular(cx, cov[:ell, ell:], lower=True).T, lower=True).T
+    return np.clip(np.linalg.svd(white, compute_uv=False), 0.0, 1.0 - 1e-15)
+
+
+def _linear_state_excess(rho: NDArray[np.float64], d: int) -> float:
+    """``sum_(i > d) -1/2 ln(1 - rho_i^2)`` over correlations sorted decreasing (nats).
+
+    Stand-in for ``seqmi.l2m.linear_state_excess`` (to replace when that lands): the
+    least ``I(X; Y | W X)`` over linear maps ``W`` of rank ``d``.
+    """
+    tail = np.sort(np.asarray(rho, dtype=float))[::-1][d:]
+    return float(0.5 * (-np.log1p(-tail ** 2)).sum())
+
+
+@lru_cache(maxsize=None)
+def _per_copy_correlations(length: int) -> NDArray[np.float64]:
+    cov = SubvolumeGaussian(round(math.log(length, 4))).covariance()
+    return _dense_canonical_correlations(cov, length // 2)
+
+
+def bound_point(point: tuple[str, int, int, int], checkpoint_dir: str | None,
+                settings: BoundSettings) -> dict[str, Any]:
+    """Train one model with the exact conditional-KL loss and hold it to the linear-state bound.
+
+    A model whose predictions of the future read the past only through a linear state of
+    ``d`` real numbers (:class:`~seqmi.models.gaussian_lm.LinearSSMBackbone`) has a KL, summed
+    over the positions from ``L/2`` on and over the coordinates, of at least the excess
+    ``E(d) = sum_(i > d) -1/2 ln(1 - rho_i^2)`` over the canonical correlations of the two
+    halves, each copy's repeated ``copies`` times (the state shares its ``d`` numbers
+    between the copies). For the Mamba and the Transformer, whose states are not linear in
+    the past, ``E`` of the state size :func:`~seqmi.l2m.history_state_size` counts is
+    reported for comparison only.
+
+    Parameters
+    ----------
+    point : (backbone, size, L, seed)
+        ``backbone`` in ``{"linear", "mamba", "transformer"}``; ``size`` the linear model's
+        state ``d`` (even) or the others' width; ``L`` a power of 4 from 16 to 4096;
+        ``seed`` numbers independent runs (initialisation, training and evaluation data).
+    checkpoint_dir : str or None
+        Unused: a point is retrained if interrupted.
+    settings : BoundSettings
+
+    Returns
+    -------
+    dict
+        ``position_kl`` (list, nats per coordinate), ``sum_kl`` (nats, summed over the
+        positions from ``L/2`` and the coordinates), ``bound`` (``E`` at ``state_size``),
+        ``context_free_sum`` (the marginal prediction's ``sum_kl``), ``bipartite_mi``
+        (``E(0)``, all copies), ``state_size``, ``final_train_loss`` (mean of the last 10
+        updates), ``steps``, ``n_params``, ``wall_s``.
+    """
+    backbone, size, length, seed = point
+    check_choice("backbone", backbone, BOUND_BACKBONES)
+    check_int("size", size, 2)
+    check_int("seed", seed, 0)
+    if not (isinstance(length, int) and 16 <= length <= 4096 and 4 ** round(math.log(length, 4)) == length):
+        raise ValueError(f"L must be a power of 4 from 16 to 4096, got {length!r}")
+    if backbone == "transformer" and size % settings.heads:
+        raise ValueError(f"the Transformer's width must be a multiple of heads={settings.heads}, got {size}")
+    start = time.perf_counter()
+    ell, copies = length // 2, settings.copies
+    dist = SubvolumeGaussian(round(math.log(length, 4)), copies=copies)
+    torch.manual_seed(child_seed(settings.seed, "bound-init", backbone, size, length, seed))
+    if backbone == "linear":
+        model = GaussianSequenceModel("linear", copies, settings.head_width, 1, max_len=length, d_state=size)
+    else:
+        model = GaussianSequenceModel(backbone, copies, size, settings.layers, settings.heads, length,
+                                      settings.d_state)
+    losses = train_gaussian(model, dist, settings.steps, settings.batch, settings.lr, settings.warmup,
+                            device=settings.device, progress=False,
+                            seed=child_seed(settings.seed, "bound-train", backbone, size, length, seed))
+    kl = evaluate_kl(model, dist, settings.n_eval, settings.batch, device=settings.device,
+                     seed=child_seed(settings.seed, "bound-eval", backbone, size, length, seed))
+    rho = np.repeat(_per_copy_correlations(length), copies)
+    state = history_state_size(model, ell)
+    return {"position_kl": kl.tolist(), "sum_kl": float(copies * kl[ell:].sum()),
+            "bound": _linear_state_excess(rho, state), "bipartite_mi": _linear_state_excess(rho, 0),
+            "context_free_sum": float(copies * dist.context_free_kl()[ell:].sum()), "state_size": state,
+            "final_train_loss": float(losses[-10:].mean()), "steps": len(losses),
+            "n_params": sum(p.numel() for p in model.parameters()), "wall_s": time.perf_counter() - start}
 
 # ---------------------------------------------------------------- SmolLM2 samples (Shen Fig. 3d)
 
