@@ -1,5 +1,5 @@
-"""Sweep points of chapter 04: the Gaussian L2M experiment of Chen et al. 2025 (Fig. 4),
-SmolLM2's samples for Shen 2019's Fig. 3(d), drawn in cached chunks so that a million
+"""Sweep points of chapter 04: the Gaussian L2M experiment of Chen et al. 2025 (Fig. 4), the
+same models and a linear SSM held to the exact linear-state bound (Thm. 5.2), SmolLM2's samples for Shen 2019's Fig. 3(d), drawn in cached chunks so that a million
 characters per temperature can be drawn over several runs, or by several processes, and the
 two character models of the text sections (a Transformer and a Mamba of equal size, Fig. 5),
 checkpointed so that a rerun, or a second process started earlier, need not train them again."""
