@@ -1,5 +1,6 @@
 """Sweep points of chapter 04: the Gaussian L2M experiment of Chen et al. 2025 (Fig. 4), the
-same models and a linear SSM held to the exact linear-state bound (Thm. 5.2), SmolLM2's samples for Shen 2019's Fig. 3(d), drawn in cached chunks so that a million
+same models and a linear SSM held to the exact linear-state bound (Thm. 5.2), SmolLM2's
+samples for Shen 2019's Fig. 3(d), drawn in cached chunks so that a million
 characters per temperature can be drawn over several runs, or by several processes, and the
 two character models of the text sections (a Transformer and a Mamba of equal size, Fig. 5),
 checkpointed so that a rerun, or a second process started earlier, need not train them again."""
@@ -118,7 +119,6 @@ def pool_replicates(records: list[dict[str, Any]]) -> dict[str, Any]:
             "average_kl_replicates": [r["average_kl"] for r in records], "position_kl_replicates": kl.tolist()}
 
 
-
 # ---------------------------------------------------------------- trained models against the exact bound
 
 BOUND_BACKBONES = ("linear", "mamba", "transformer")
@@ -201,6 +201,7 @@ def _linear_state_excess(rho: NDArray[np.float64], d: int) -> float:
 
 @lru_cache(maxsize=None)
 def _per_copy_correlations(length: int) -> NDArray[np.float64]:
+    """One copy's canonical correlations at the equal split of length ``length`` (cached)."""
     cov = SubvolumeGaussian(round(math.log(length, 4))).covariance()
     return _dense_canonical_correlations(cov, length // 2)
 
