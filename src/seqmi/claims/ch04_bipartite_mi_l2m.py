@@ -427,15 +427,17 @@ def _bound_claims(r: dict[str, Any]) -> list[Claim]:
     head = ratios.get(("linear", min(s["linear_states"]), L_max))
     return [
         Claim("chen2025.thm5-4.trained-linear-above-bound", BOUND_SOURCE,
-              "A model's history state bounds the information it can carry from past to future (Thm. 5.2); "
-              "here exactly: a linear state of d numbers leaves a summed KL of at least the excess "
-              "E(d) = sum_(i>d) -1/2 ln(1 - rho_i^2)", "statistical", value, ci,
+              "The maximum bipartite mutual information that a model can capture is bounded by the size of its "
+              "history state (Thm. 5.2); in its exact Gaussian form, a linear state of d numbers leaves a KL summed "
+              "from L/2 of at least E(d) = sum_(i>d) -1/2 ln(1 - rho_i^2)", "statistical", value, ci,
               "per linear model (d, L) with E(d) > 0, the Student-t interval over seeds of KL summed from L/2 minus "
               "E(d): none wholly below 0 (one below: the code or the accounting is wrong); a test with teeth only "
               "where a model comes near its bound (the closest approach in the detail)", verdict, sub, a_scale,
               detail),
         Claim("chen2025.thm5-4.trained-excess-grows-with-L", BOUND_SOURCE,
-              "Fixed-state models degrade as L grows while the Transformer does not (L2M condition, Thm. 5.4)",
+              "SSMs do not satisfy the L2M condition without scaling up model sizes as sequence length increases "
+              "(Sec. 5.2): smaller Mamba models have increasing difficulty with longer contexts, GPT-2 keeps a "
+              "consistent KL across lengths (Fig. 4)",
               "statistical", float(first.mean()) if first.size else None, mean_ci(first) if first.size else None,
               f"growth exponent of the KL summed from L/2, ln(KL(L) / KL({L_min})) / ln(L/{L_min}) at each model's "
               "longest L, one value per seed pair: every fixed-state model's Welch interval above the "
