@@ -42,6 +42,9 @@ def history_state_size(model: nn.Module, ell: int) -> int:
       the ``*Cell`` modules likewise for one layer;
     * Mamba blocks (``mambapy``): the SSM state ``d_inner * d_state`` plus the convolution
       buffer ``d_inner * (d_conv - 1)``.
+    * any module declaring its state size as an integer attribute ``d_state_total`` (a
+      linear recurrence such as :class:`seqmi.models.gaussian_lm.LinearSSMBackbone`):
+      that many numbers.
 
     Parameters
     ----------
@@ -74,6 +77,8 @@ def history_state_size(model: nn.Module, ell: int) -> int:
         elif type(module).__name__ == "MambaBlock" and hasattr(module, "config"):
             cfg = module.config
             total += cfg.d_inner * (cfg.d_state + cfg.d_conv - 1)
+        elif isinstance(getattr(module, "d_state_total", None), int):
+            total += module.d_state_total
     return total
 
 

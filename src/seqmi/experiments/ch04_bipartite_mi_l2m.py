@@ -1,5 +1,6 @@
-"""Sweep points of chapter 04: the Gaussian L2M experiment of Chen et al. 2025 (Fig. 4),
-SmolLM2's samples for Shen 2019's Fig. 3(d), drawn in cached chunks so that a million
+"""Sweep points of chapter 04: the Gaussian L2M experiment of Chen et al. 2025 (Fig. 4), the
+same models and a linear SSM held to the exact linear-state bound (Thm. 5.2), SmolLM2's
+samples for Shen 2019's Fig. 3(d), drawn in cached chunks so that a million
 characters per temperature can be drawn over several runs, or by several processes, the
 two character models of the text sections (a Transformer and a Mamba of equal size, Fig. 5),
 checkpointed so that a rerun, or a second process started earlier, need not train them again,
@@ -11,8 +12,10 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -24,7 +27,7 @@ from tqdm.auto import tqdm
 from seqmi.bipartite import load_smollm2, sample_documents
 from seqmi.data.subvolume import SubvolumeGaussian
 from seqmi.data.text import CharVocab, Document, join
-from seqmi.l2m import history_state_size
+from seqmi.l2m import history_state_size, linear_state_excess
 from seqmi.models.gaussian_lm import GaussianSequenceModel, evaluate_kl, train_gaussian
 from seqmi.models.lm import TransformerLM
 from seqmi.models.mamba import MambaLM
@@ -218,6 +221,133 @@ def train_fold_char_lms(docs: Sequence[Document], vocab: CharVocab, k: int, widt
         models.append(FoldModel(held, train_char_lm("transformer", len(vocab), width, data, fold_settings, device,
                                                     cache_dir)))
     return models
+
+
+# ---------------------------------------------------------------- trained models against the exact bound
+
+BOUND_BACKBONES = ("linear", "mamba", "transformer")
+
+
+@dataclass(frozen=True)
+class BoundSettings:
+    """What every point of the exact-bound sweep shares (the models' sizes vary by point).
+
+    Attributes
+    ----------
+    copies : int
+        Copies of the sub-volume Gaussian stacked into one token (the model's ``token_dim``).
+    head_width : int
+        Width of the linear SSM's read-out and head (its state size is the point's).
+    layers, heads, d_state : int
+        Depth of the Mamba and Transformer backbones, attention heads of the Transformer,
+        SSM state per channel of the Mamba.
+    steps, batch, warmup : int
+        Training updates, sequences per update, warm-up updates.
+    lr : float
+        Peak AdamW learning rate.
+    n_eval : int
+        Fresh sequences for the position-wise KL.
+    seed : int
+        The chapter's seed; every stream is a :func:`~seqmi.rng.child_seed` of it.
+    device : str
+    """
+
+    copies: int
+    head_width: int
+    layers: int
+    heads: int
+    d_state: int
+    steps: int
+    batch: int
+    warmup: int
+    lr: float
+    n_eval: int
+    seed: int
+    device: str = unkeyed("cpu")
+
+    def __post_init__(self) -> None:
+        check_int("copies", self.copies, 1, 256)
+        check_int("head_width", self.head_width, 1)
+        check_int("layers", self.layers, 1, 48)
+        check_int("heads", self.heads, 1)
+        check_int("d_state", self.d_state, 1, 256)
+        check_int("steps", self.steps, 1)
+        check_int("batch", self.batch, 1)
+        check_int("warmup", self.warmup, 0, self.steps)
+        check_float("lr", self.lr, 0.0, 1.0, low_open=True)
+        check_int("n_eval", self.n_eval, 1)
+        check_int("seed", self.seed, 0)
+
+
+@lru_cache(maxsize=None)
+def _per_copy_correlations(length: int) -> NDArray[np.float64]:
+    """One copy's canonical correlations at the equal split of length ``length`` (cached)."""
+    return SubvolumeGaussian(round(math.log(length, 4))).canonical_correlations()
+
+
+def bound_point(point: tuple[str, int, int, int], checkpoint_dir: str | None,
+                settings: BoundSettings) -> dict[str, Any]:
+    """Train one model with the exact conditional-KL loss and hold it to the linear-state bound.
+
+    A model whose predictions of the future read the past only through a linear state of
+    ``d`` real numbers (:class:`~seqmi.models.gaussian_lm.LinearSSMBackbone`) has a KL, summed
+    over the positions from ``L/2`` on and over the coordinates, of at least the excess
+    ``E(d) = sum_(i > d) -1/2 ln(1 - rho_i^2)`` over the canonical correlations of the two
+    halves, each copy's repeated ``copies`` times (the state shares its ``d`` numbers
+    between the copies). For the Mamba and the Transformer, whose states are not linear in
+    the past, ``E`` of the state size :func:`~seqmi.l2m.history_state_size` counts is
+    reported for comparison only.
+
+    Parameters
+    ----------
+    point : (backbone, size, L, seed)
+        ``backbone`` in ``{"linear", "mamba", "transformer"}``; ``size`` the linear model's
+        state ``d`` (even) or the others' width; ``L`` a power of 4 from 16 to 4096;
+        ``seed`` numbers independent runs (initialisation, training and evaluation data).
+    checkpoint_dir : str or None
+        Where the training checkpoints itself, to resume an interrupted point.
+    settings : BoundSettings
+
+    Returns
+    -------
+    dict
+        ``position_kl`` (list, nats per coordinate), ``sum_kl`` (nats, summed over the
+        positions from ``L/2`` and the coordinates), ``bound`` (``E`` at ``state_size``),
+        ``context_free_sum`` (the marginal prediction's ``sum_kl``), ``bipartite_mi``
+        (``E(0)``, all copies), ``state_size``, ``final_train_loss`` (mean of the last 10
+        updates), ``steps``, ``n_params``, ``wall_s``, ``device``.
+    """
+    backbone, size, length, seed = point
+    check_choice("backbone", backbone, BOUND_BACKBONES)
+    check_int("size", size, 2)
+    check_int("seed", seed, 0)
+    if not (isinstance(length, int) and 16 <= length <= 4096 and 4 ** round(math.log(length, 4)) == length):
+        raise ValueError(f"L must be a power of 4 from 16 to 4096, got {length!r}")
+    if backbone == "transformer" and size % settings.heads:
+        raise ValueError(f"the Transformer's width must be a multiple of heads={settings.heads}, got {size}")
+    start = time.perf_counter()
+    ell, copies = length // 2, settings.copies
+    dist = SubvolumeGaussian(round(math.log(length, 4)), copies=copies)
+    torch.manual_seed(child_seed(settings.seed, "bound-init", backbone, size, length, seed))
+    if backbone == "linear":
+        model = GaussianSequenceModel("linear", copies, settings.head_width, 1, max_len=length, d_state=size)
+    else:
+        model = GaussianSequenceModel(backbone, copies, size, settings.layers, settings.heads, length,
+                                      settings.d_state)
+    losses = train_gaussian(model, dist, settings.steps, settings.batch, settings.lr, settings.warmup,
+                            device=settings.device, progress=False,
+                            seed=child_seed(settings.seed, "bound-train", backbone, size, length, seed),
+                            checkpoint_dir=checkpoint_dir, budget=current_budget())
+    kl = evaluate_kl(model, dist, settings.n_eval, settings.batch, device=settings.device,
+                     seed=child_seed(settings.seed, "bound-eval", backbone, size, length, seed))
+    rho = np.repeat(_per_copy_correlations(length), copies)
+    state = history_state_size(model, ell)
+    return {"position_kl": kl.tolist(), "sum_kl": float(copies * kl[ell:].sum()),
+            "bound": linear_state_excess(rho, state), "bipartite_mi": linear_state_excess(rho, 0),
+            "context_free_sum": float(copies * dist.context_free_kl()[ell:].sum()), "state_size": state,
+            "final_train_loss": float(losses[-10:].mean()), "steps": len(losses),
+            "n_params": sum(p.numel() for p in model.parameters()), "wall_s": time.perf_counter() - start,
+            "device": str(next(model.parameters()).device)}
 
 
 # ---------------------------------------------------------------- SmolLM2 samples (Shen Fig. 3d)
