@@ -250,6 +250,8 @@ class BoundSettings:
     seed : int
         The chapter's seed; every stream is a :func:`~seqmi.rng.child_seed` of it.
     device : str
+        Resolved where a point is computed (``"auto"``: the worker's GPU if it has one);
+        not part of the cache keys.
     """
 
     copies: int
