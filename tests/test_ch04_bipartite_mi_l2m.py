@@ -245,12 +245,14 @@ def test_claims(book_run):
     from seqmi.claims import by_id
 
     stored = book_run.claims(CHAPTER)
-    assert len(stored) == 26
+    assert len(stored) == 30
     # two seeds per model in the quick profile: the bound check asks for three
     assert by_id(stored, "chen2025.thm5-4.trained-linear-above-bound")["verdict"] == "inconclusive"
     assert by_id(stored, "chen2025.thm5-4.trained-over-bound-ratio")["kind"] == "illustration"
     for cid in ("chen2025.sec4-4.identical-tokens", "chen2025.fig3a.same-two-point-far",
-                "chen2025.fig3a.two-point-alpha", "chen2025.fig3b.subvolume-beta", "chen2025.fig3b.log-family"):
+                "chen2025.fig3a.two-point-alpha", "chen2025.fig3b.subvolume-beta", "chen2025.fig3b.log-family",
+                "chen2025.thm5-4.exact-state-grows", "chen2025.thm5-4.exact-fixed-state-fails",
+                "chen2025.thm5-4.exact-log-family-state", "chen2025.fig4b.exact-collapse"):
         c = by_id(stored, cid)
         assert c["kind"] == "exact" and c["verdict"] == "reproduced", cid
     # by construction, not evidence: shown as illustrations, whose numbers still must come out right

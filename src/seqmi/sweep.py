@@ -331,7 +331,7 @@ def run_sweep(points: Iterable[Hashable], compute: Callable[[Any, str | None], d
         but its record is dropped: its checkpoints remain).
     reserve_s : float, optional
         The budget's last seconds, kept for the measurements that close the points
-        (:attr:`Budget.reserve_s`): training inside a point stops, checkpointed, once
+        (``Budget.reserve_s``): training inside a point stops, checkpointed, once
         fewer are left. ``None``: :data:`RESERVE_SHARE` of ``budget_s``.
     name : str
         Prefix of every cache key and label of the progress bar: letters, digits, ``_``,
