@@ -95,7 +95,8 @@ def test_bound_runs_are_per_seed_and_hold_their_bound(res):
     for rec in runs:
         kl = np.array(rec["position_kl"])
         assert kl.shape == (rec["L"],) and np.all(kl > -1e-6)
-        assert rec["sum_kl"] == pytest.approx(s["copies"] * kl[rec["L"] // 2:].sum())
+        # the stored curves keep four significant digits: their sum agrees to 5e-5
+        assert rec["sum_kl"] == pytest.approx(s["copies"] * kl[rec["L"] // 2:].sum(), rel=1e-4)
         assert 0 <= rec["bound"] <= rec["bipartite_mi"] < rec["context_free_sum"]
         if rec["backbone"] == "linear":
             assert rec["state_size"] == rec["size"]
