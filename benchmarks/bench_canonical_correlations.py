@@ -14,10 +14,8 @@ Usage: ``python benchmarks/bench_canonical_correlations.py [--layers 6 7 8]``.
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import subprocess
-import sys
+
+from bench_subvolume_exact import run_child  # a script beside this one
 
 CHILD = """
 import json, sys, time
@@ -33,18 +31,6 @@ print(json.dumps({"seconds": seconds, "count": int(rho.size), "mi": mi, "biparti
 """
 
 
-def measure(layers: int, method: str) -> dict:
-    """Run one computation in a child process; its wall time, peak memory and sums."""
-    proc = subprocess.Popen([sys.executable, "-c", CHILD, str(layers), method], stdout=subprocess.PIPE, text=True)
-    out = proc.stdout.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    if status != 0:
-        raise RuntimeError(f"layers={layers} {method} failed with status {status}")
-    result = json.loads(out)
-    result["peak_mb"] = usage.ru_maxrss / 1024  # kilobytes on Linux
-    return result
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--layers", type=int, nargs="+", default=[6, 7, 8], help="k of L = 4**k")
@@ -52,7 +38,7 @@ def main() -> None:
     print(f"{'L':>10} {'method':<11} {'time [s]':>9} {'peak [MB]':>10} {'count':>8} {'rel. diff to bipartite_mi':>26}")
     for k in args.layers:
         for method in ("structured", "dense") if k <= 6 else ("structured",):
-            r = measure(k, method)
+            r = run_child(CHILD, str(k), method)
             rel = abs(r["mi"] - r["bipartite_mi"]) / r["bipartite_mi"]
             print(f"{4 ** k:>10,d} {method:<11} {r['seconds']:>9.2f} {r['peak_mb']:>10.0f} {r['count']:>8,d} "
                   f"{rel:>26.1e}", flush=True)

@@ -31,17 +31,25 @@ print(json.dumps({"seconds": time.perf_counter() - start, "values": values}))
 """
 
 
-def measure(layers: int, family: str, method: str) -> dict:
-    """Run one computation in a child process; its wall time, peak memory and values."""
-    proc = subprocess.Popen([sys.executable, "-c", CHILD, str(layers), family, method], stdout=subprocess.PIPE,
-                            text=True)
+def run_child(code: str, *args: str) -> dict:
+    """Run ``code`` in a fresh Python with ``args``; the JSON it prints, with its peak memory.
+
+    ``peak_mb`` is the child's own peak resident memory (``ru_maxrss`` from ``os.wait4``),
+    the interpreter and the imports included.
+    """
+    proc = subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.PIPE, text=True)
     out = proc.stdout.read()
     _, status, usage = os.wait4(proc.pid, 0)
     if status != 0:
-        raise RuntimeError(f"layers={layers} {family} {method} failed with status {status}")
+        raise RuntimeError(f"child {' '.join(args)} failed with status {status}")
     result = json.loads(out)
     result["peak_mb"] = usage.ru_maxrss / 1024  # kilobytes on Linux
     return result
+
+
+def measure(layers: int, family: str, method: str) -> dict:
+    """Run one computation in a child process; its wall time, peak memory and values."""
+    return run_child(CHILD, str(layers), family, method)
 
 
 def main() -> None:
