@@ -118,3 +118,13 @@ def test_linear_state_quantities_reject_bad_input():
         state_dimension_needed([0.5], 1.0)
     with pytest.raises(ValueError, match="one-dimensional"):
         state_dimension_needed(np.zeros((2, 2)), 0.1)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_one_pass_gives_every_layers_spectrum(family):
+    from seqmi.data.subvolume_cca import layer_spectra
+
+    spectra = layer_spectra(SubvolumeGaussian(6, family))
+    assert len(spectra) == 6
+    for k, rho in enumerate(spectra, start=1):
+        np.testing.assert_allclose(rho, SubvolumeGaussian(k, family).canonical_correlations(), atol=1e-12)

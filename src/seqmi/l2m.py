@@ -244,13 +244,16 @@ def exact_linear_states(family: str, max_layers: int, eps: list[float], dims: li
         and ``excess`` (``{str(d): [nats per L]}``).
     """
     from seqmi.data.subvolume import SubvolumeGaussian  # data imports nothing from here
+    from seqmi.data.subvolume_cca import layer_spectra
 
     check_int("min_layers", min_layers, 1, 12)
     check_int("max_layers", max_layers, min_layers + 1, 12)
     out: dict[str, Any] = {"lengths": [], "bipartite_mi": [], "rank": [],
                            "d_needed": {str(e): [] for e in eps}, "excess": {str(d): [] for d in dims}}
+    # one recursion to the longest length gives every shorter one's spectrum on the way
+    spectra = layer_spectra(SubvolumeGaussian(max_layers, family))
     for k in range(min_layers, max_layers + 1):
-        rho = SubvolumeGaussian(k, family).canonical_correlations()
+        rho = spectra[k - 1]
         out["lengths"].append(4 ** k)
         out["bipartite_mi"].append(float(_mi_terms(rho).sum()))
         out["rank"].append(int(rho.size))

@@ -281,6 +281,27 @@ def recursive_canonical_correlations(gaussian: SubvolumeGaussian) -> NDArray[np.
     ndarray
         Every non-zero canonical correlation, descending, with multiplicity.
     """
+    return layer_spectra(gaussian)[-1]
+
+
+def layer_spectra(gaussian: SubvolumeGaussian) -> list[NDArray[np.float64]]:
+    """The canonical correlations of the equal split at every layer ``1 .. layers``, one pass.
+
+    The recursion visits every layer on its way to the top, and the boundary maps of layer
+    ``k`` do not depend on how many layers follow, so the spectra of all the shorter members
+    of the family come with the longest one's.
+
+    Parameters
+    ----------
+    gaussian : SubvolumeGaussian
+        Reading (b) (``pair_op="mix"``), one copy's spectra.
+
+    Returns
+    -------
+    list of ndarray
+        Entry ``k - 1``: every non-zero correlation of layer ``k``, descending, with
+        multiplicity.
+    """
     if gaussian.pair_op != "mix":
         raise ValueError(f"the recursion needs pair_op='mix', got {gaussian.pair_op!r}: reading (a) has no "
                          "linear map on the samples (use method='dense')")
@@ -292,7 +313,8 @@ def recursive_canonical_correlations(gaussian: SubvolumeGaussian) -> NDArray[np.
         cut = 4 ** (k - 1) // 2 - 1  # the boundary pair whose left member ends the first half
         pair = next_half_pair(pair, copied, float(a[cut]), float(b[cut]), vectors=k < gaussian.layers)
         actives.append(pair.rho)
-    return np.sort(np.concatenate(_with_multiplicity(actives, copied)))[::-1]
+    return [np.sort(np.concatenate(_with_multiplicity(actives[:k], copied)))[::-1]
+            for k in range(1, len(actives) + 1)]
 
 
 def _with_multiplicity(actives: list[NDArray[np.float64]], copied: int) -> list[NDArray[np.float64]]:
