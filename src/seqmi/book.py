@@ -421,6 +421,9 @@ def _provenance(commit: str, profile: str, parameters: dict[str, Any], wall: flo
     }
 
 
+COMMIT_ENV = "SEQMI_COMMIT"
+
+
 def _git_commit(root: Path) -> str:
     try:
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
@@ -428,7 +431,8 @@ def _git_commit(root: Path) -> str:
         dirty = subprocess.run(["git", "status", "--porcelain", "--", "src", "notebooks"], cwd=root,
                                capture_output=True, text=True, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
-        return "unknown"
+        # a copy of the tree without its .git (a cluster node): the commit it was copied at, if given
+        return os.environ.get(COMMIT_ENV, "unknown")
     return head + ("+dirty" if dirty else "")
 
 
@@ -672,31 +676,33 @@ def section_notebook(root: Path, chapter: str, section: str) -> Any:
     return notebook
 
 
-def record_section(root: Path, profile: str, chapter: str, section: str, out: Path | None = None) -> Path:
-    """Execute one section of a chapter at a profile and merge it into that profile's recording.
+def execute_section(root: Path, profile: str, chapter: str, section: str,
+                    extra: dict[str, Any] | None = None, out: Path | None = None) -> tuple[Path, dict[str, Any], float]:
+    """Execute one section of a chapter at a profile, without touching any recording.
 
-    For a section added to a chapter whose recorded run is expensive to repeat whole: the
-    section runs with today's profile parameters and code; its numbers replace or join
-    those of ``results/<profile>/<chapter>/results.json``, its figures are copied beside
-    them, every claim is decided again on the merged numbers, and the provenance keeps the
-    whole run's record and adds one under ``sections`` (commit, parameters, wall time); its
-    top-level ``parameters`` keep the values the whole run had and gain the profile's
-    parameters it did not have (a section's new ones).
+    The section (:func:`section_notebook`) runs with the profile's parameters and
+    ``extra`` on top (checked as command-line overrides are), into
+    ``<build>/sections/<chapter>/<section>/``: the executed notebook, its figures and
+    ``section.json``, and ``provenance.json`` (commit, parameters, device, wall time). On
+    its own this fills the chapter's caches (``cache_dir``), e.g. the trained models of a
+    section run on a GPU machine whose caches travel back to the machine that records the
+    chapter.
 
     Returns
     -------
-    Path
-        The updated ``results.json``.
+    out : Path
+        The folder the section wrote to.
+    parameters : dict
+        The parameters it ran with (``out_dir`` included).
+    wall : float
+        Its wall time in seconds.
     """
     import papermill
 
-    from seqmi.report import load_results, save_results
-
-    folder = root / "results" / profile / chapter
-    if not (folder / RESULTS_FILE).is_file():
-        raise BookError(f"{chapter} has no recorded {profile} run to add a section to; record it whole")
     notebook = section_notebook(root, chapter, section)
     overrides = check_overrides(root, chapter, profile_overrides(root, chapter, profile))
+    if extra:
+        overrides.update(check_overrides(root, chapter, extra, source="command line"))
     out = (out or build_dir(root, profile)) / "sections" / chapter / section
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
@@ -708,13 +714,41 @@ def record_section(root: Path, profile: str, chapter: str, section: str, out: Pa
     papermill.execute_notebook(notebook, str(out / "executed.ipynb"), parameters=parameters, cwd=str(root),
                                kernel_name="python3", progress_bar=False)
     wall = time.perf_counter() - start
+    provenance = _provenance(commit, profile, parameters, wall)
+    (out / PROVENANCE_FILE).write_text(json.dumps(provenance, indent=2) + "\n")
+    return out, parameters, wall
+
+
+def record_section(root: Path, profile: str, chapter: str, section: str, out: Path | None = None) -> Path:
+    """Execute one section of a chapter at a profile and merge it into that profile's recording.
+
+    For a section added to a chapter whose recorded run is expensive to repeat whole: the
+    section runs with today's profile parameters and code (:func:`execute_section`); its
+    numbers replace or join those of ``results/<profile>/<chapter>/results.json``, its
+    figures are copied beside them, every claim is decided again on the merged numbers,
+    and the provenance keeps the whole run's record and adds one under ``sections``
+    (commit, parameters, wall time); its top-level ``parameters`` keep the values the
+    whole run had and gain the profile's parameters it did not have (a section's new ones).
+
+    Returns
+    -------
+    Path
+        The updated ``results.json``.
+    """
+    from seqmi.report import load_results, save_results
+
+    folder = root / "results" / profile / chapter
+    if not (folder / RESULTS_FILE).is_file():
+        raise BookError(f"{chapter} has no recorded {profile} run to add a section to; record it whole")
+    out, parameters, wall = execute_section(root, profile, chapter, section, out=out)
     merged = {**load_results(folder)["results"], **json.loads((out / "section.json").read_text())}
     for figure in sorted(out.glob("*.png")):
         shutil.copy2(figure, folder / figure.name)
     provenance = json.loads((folder / PROVENANCE_FILE).read_text())
-    provenance.setdefault("sections", {})[section] = _provenance(commit, profile, parameters, wall)
+    provenance.setdefault("sections", {})[section] = json.loads((out / PROVENANCE_FILE).read_text())
     # the whole run's parameters stay as they ran; a parameter it did not have is the section's
-    provenance["parameters"] = {**overrides, **provenance["parameters"]}
+    provenance["parameters"] = {**{k: v for k, v in parameters.items() if k != "out_dir"},
+                                **provenance["parameters"]}
     (folder / PROVENANCE_FILE).write_text(json.dumps(provenance, indent=2) + "\n")
     return save_results(folder, chapter, merged)
 
@@ -793,10 +827,11 @@ def _parser() -> argparse.ArgumentParser:
         cmd.add_argument("--profile", choices=PROFILES, default="quick")
         cmd.add_argument("--only", nargs="*", default=None, metavar="ID",
                          help="chapter ids or NN prefixes (default: all)")
-        if name == "record":
+        if name in ("record", "execute"):
             cmd.add_argument("--section", default=None, metavar="NAME",
-                             help="execute the cells tagged section-NAME of the one chapter in --only and "
-                                  "merge them into its recorded run")
+                             help="execute the cells tagged section-NAME of the one chapter in --only"
+                                  + (" and merge them into its recorded run" if name == "record" else
+                                     " (its caches filled, no recording touched)"))
         if name == "execute":
             cmd.add_argument("--device", choices=("auto", "cpu", "cuda"), default=None,
                              help="override every chapter's device parameter")
@@ -814,6 +849,14 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _one_chapter(root: Path, only: list[str] | None) -> str:
+    """The one chapter ``--only`` names, as ``--section`` needs it."""
+    selected = select(root, only)
+    if len(selected) != 1:
+        raise BookError(f"--section needs exactly one chapter in --only, got {selected}")
+    return selected[0]
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m seqmi.book``; returns the exit status."""
     args = _parser().parse_args(argv)
@@ -827,6 +870,10 @@ def main(argv: list[str] | None = None) -> int:
                                   args.parameters_file)
             if args.device:
                 extra["device"] = args.device
+            if args.section:
+                out = execute_section(root, args.profile, _one_chapter(root, args.only), args.section, extra)[0]
+                print(f"section executed into {out.relative_to(root)}")
+                return 0
             manifest = execute(root, args.profile, args.only, extra)
             failed = [c for c, entry in manifest.items() if entry["status"] != "ok"]
             if failed:
@@ -834,10 +881,8 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "build":
             print(f"The book: {build(root, args.profile, only=args.only)}")
         elif args.command == "record" and args.section:
-            selected = select(root, args.only)
-            if len(selected) != 1:
-                raise BookError(f"--section needs exactly one chapter in --only, got {selected}")
-            print(f"recorded {record_section(root, args.profile, selected[0], args.section).relative_to(root)}")
+            chapter = _one_chapter(root, args.only)
+            print(f"recorded {record_section(root, args.profile, chapter, args.section).relative_to(root)}")
         elif args.command == "record":
             for path in record(root, args.profile, args.only):
                 print(f"recorded {path.relative_to(root)}")
