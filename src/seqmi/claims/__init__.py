@@ -91,18 +91,23 @@ class Claim:
             raise ValueError(f"claim {self.id!r}: id, rule and scale must not be empty")
 
     def as_dict(self) -> dict[str, Any]:
-        """The claim as a JSON-ready dict (``value`` and ``ci`` as plain floats)."""
+        """The claim as a JSON-ready dict (``value`` and ``ci`` as plain floats of ``CLAIM_DIGITS`` digits)."""
         out = asdict(self)
         out["value"] = _plain(self.value)
         out["ci"] = None if self.ci is None else [_plain(v) for v in self.ci]
         return out
 
 
+# significant digits a recorded claim keeps: the last digits of a bootstrap bound move with
+# the BLAS thread count (summation order), and a recording must read the same on any machine
+CLAIM_DIGITS = 12
+
+
 def _plain(value: Any) -> float | None:
     if value is None:
         return None
     value = float(value)
-    return value if math.isfinite(value) else None
+    return float(f"{value:.{CLAIM_DIGITS}g}") if math.isfinite(value) else None
 
 
 def check_record(record: dict[str, Any]) -> None:
