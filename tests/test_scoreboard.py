@@ -2,7 +2,7 @@
 
 import json
 
-from seqmi import claims
+from seqmi import claims, report
 from seqmi.claims import scoreboard
 
 
@@ -38,3 +38,37 @@ def test_largest_current_run_wins(tmp_path):
     assert [r.elsewhere for r in rows] == [(("results/reference", "inconclusive"),),
                                            (("live quick run", "reproduced"),), (), ()]
     assert "| results/full (full000000) | results/reference: inconclusive |" in text
+
+
+def test_each_claim_comes_from_the_largest_run_that_computed_it(tmp_path):
+    # a full recording begun with one section holds only the first claim of the chapter
+    root = tmp_path / "book"
+    _write(root / "results" / "full" / "00_a", ["reproduced"], commit="full000000")
+    _write(root / "results" / "reference" / "00_a", ["inconclusive", "not reproduced", "inconclusive"],
+           commit="ref1111111")
+    rows = scoreboard.collect(root, ["00_a"], None)
+    assert [(r.claim["id"], r.origin, r.commit, r.claim["verdict"], r.elsewhere) for r in rows] == [
+        ("shen2019.x.c0", "results/full", "full000000", "reproduced", (("results/reference", "inconclusive"),)),
+        ("shen2019.x.c1", "results/reference", "ref1111111", "not reproduced", ()),
+        ("shen2019.x.c2", "results/reference", "ref1111111", "inconclusive", ())]
+    assert "3 claims from 1 chapters." in scoreboard.markdown(rows, linked=set())
+
+
+def test_a_stale_recording_never_overrides_a_current_one(tmp_path):
+    root, live = tmp_path / "book", tmp_path / "out" / "artifacts"
+    (root / "notebooks").mkdir(parents=True)
+    (root / "notebooks" / "profiles.yml").write_text(
+        "full:\n  00_a: {steps: 1000, cache_dir: c}\nreference:\n  00_a: {steps: 100}\n")
+    _write(root / "results" / "full" / "00_a", ["inconclusive"], commit="full000000")  # ran 20 steps
+    _write(root / "results" / "reference" / "00_a", ["reproduced"], commit="ref1111111")
+    _write(live / "00_a", ["not reproduced"], profile="quick")
+    for profile, steps in (("full", 20), ("reference", 100)):
+        prov = root / "results" / profile / "00_a" / "provenance.json"
+        # execution-only parameters (the cache) never make a recording stale
+        prov.write_text(json.dumps({"commit": "x", "profile": profile, "parameters": {"steps": steps}}))
+    assert report.stale_parameters(root / "results" / "full" / "00_a", root) == ["steps"]
+    assert report.stale_parameters(root / "results" / "reference" / "00_a", root) == []
+    rows = scoreboard.collect(root, ["00_a"], live)
+    assert [(r.origin, r.claim["verdict"], r.elsewhere) for r in rows] == [
+        ("results/reference", "reproduced",
+         (("results/full (stale)", "inconclusive"), ("live quick run", "not reproduced")))]

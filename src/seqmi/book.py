@@ -48,14 +48,13 @@ from typing import Any
 import yaml
 
 from seqmi.claims import scoreboard
-from seqmi.report import PROFILE_ENV, PROVENANCE_FILE, RESULTS_FILE, ROOT_ENV
+from seqmi.report import PROFILE_ENV, PROFILES_FILE, PROVENANCE_FILE, RESULTS_FILE, ROOT_ENV
 
 # quick: the parameters cells, for CI and laptops; reference: sized to decide the
 # trained-model claims on 2 CPU cores; full: the papers' scale, on one GPU
 PROFILES = ("quick", "reference", "full")
 # profiles sized for CPUs (the others for one GPU, until a recorded run shows otherwise)
 CPU_PROFILES = ("quick", "reference")
-PROFILES_FILE = Path("notebooks") / "profiles.yml"
 MATHJAX_VERSION = "3.2.2"
 MATHJAX_URL = f"https://registry.npmjs.org/mathjax/-/mathjax-{MATHJAX_VERSION}.tgz"
 MATHJAX_SHA1 = "c754d7b46a679d7f3fa03543d6b8bf124ddf9f6b"
@@ -425,14 +424,16 @@ COMMIT_ENV = "SEQMI_COMMIT"
 
 
 def _git_commit(root: Path) -> str:
+    # a copy of the tree made elsewhere (a cluster node): the commit it was copied at, if given
+    if os.environ.get(COMMIT_ENV):
+        return os.environ[COMMIT_ENV]
     try:
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
                               text=True, check=True).stdout.strip()
         dirty = subprocess.run(["git", "status", "--porcelain", "--", "src", "notebooks"], cwd=root,
                                capture_output=True, text=True, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
-        # a copy of the tree without its .git (a cluster node): the commit it was copied at, if given
-        return os.environ.get(COMMIT_ENV, "unknown")
+        return "unknown"
     return head + ("+dirty" if dirty else "")
 
 
@@ -723,12 +724,32 @@ def record_section(root: Path, profile: str, chapter: str, section: str, out: Pa
     """Execute one section of a chapter at a profile and merge it into that profile's recording.
 
     For a section added to a chapter whose recorded run is expensive to repeat whole: the
-    section runs with today's profile parameters and code (:func:`execute_section`); its
-    numbers replace or join those of ``results/<profile>/<chapter>/results.json``, its
-    figures are copied beside them, every claim is decided again on the merged numbers,
-    and the provenance keeps the whole run's record and adds one under ``sections``
-    (commit, parameters, wall time); its top-level ``parameters`` keep the values the
-    whole run had and gain the profile's parameters it did not have (a section's new ones).
+    section runs with today's profile parameters and code (:func:`execute_section`) and is
+    merged by :func:`merge_section`.
+
+    Returns
+    -------
+    Path
+        The updated ``results.json``.
+    """
+    out, _, _ = execute_section(root, profile, chapter, section, out=out)
+    return merge_section(root, profile, chapter, section, out)
+
+
+def merge_section(root: Path, profile: str, chapter: str, section: str, executed: Path) -> Path:
+    """Merge an executed section (:func:`execute_section`'s folder) into ``results/<profile>/<chapter>``.
+
+    Its numbers replace or join those of the recording, its figures are copied beside
+    them, every claim is decided again on the merged numbers, and the provenance keeps the
+    whole run's record and adds the section's under ``sections`` (commit, parameters,
+    device, wall time); its top-level ``parameters`` keep the values the whole run had and
+    gain the section's parameters it did not have (a section's new ones).
+
+    Where the profile has no recording of the chapter, one is begun from the section
+    (``"whole_run": false`` in its provenance): it holds that section's claims only, and
+    the scoreboard reads the chapter's other claims from the next largest run
+    (:func:`seqmi.claims.scoreboard.collect`). So a section run on a GPU machine is
+    recorded at its scale when the rest of the chapter cannot be run there.
 
     Returns
     -------
@@ -737,20 +758,25 @@ def record_section(root: Path, profile: str, chapter: str, section: str, out: Pa
     """
     from seqmi.report import load_results, save_results
 
+    numbers = json.loads((executed / "section.json").read_text())
+    section_provenance = json.loads((executed / PROVENANCE_FILE).read_text())
+    if section_provenance.get("profile") != profile:
+        raise BookError(f"{executed} ran at profile {section_provenance.get('profile')!r}, not {profile!r}")
     folder = root / "results" / profile / chapter
-    if not (folder / RESULTS_FILE).is_file():
-        raise BookError(f"{chapter} has no recorded {profile} run to add a section to; record it whole")
-    out, parameters, wall = execute_section(root, profile, chapter, section, out=out)
-    merged = {**load_results(folder)["results"], **json.loads((out / "section.json").read_text())}
-    for figure in sorted(out.glob("*.png")):
+    if (folder / RESULTS_FILE).is_file():
+        numbers = {**load_results(folder)["results"], **numbers}
+        provenance = json.loads((folder / PROVENANCE_FILE).read_text())
+    else:
+        folder.mkdir(parents=True)
+        provenance = {**section_provenance, "whole_run": False}
+    numbers["profile"] = profile  # a section's own numbers do not say it
+    for figure in sorted(executed.glob("*.png")):
         shutil.copy2(figure, folder / figure.name)
-    provenance = json.loads((folder / PROVENANCE_FILE).read_text())
-    provenance.setdefault("sections", {})[section] = json.loads((out / PROVENANCE_FILE).read_text())
+    provenance.setdefault("sections", {})[section] = section_provenance
     # the whole run's parameters stay as they ran; a parameter it did not have is the section's
-    provenance["parameters"] = {**{k: v for k, v in parameters.items() if k != "out_dir"},
-                                **provenance["parameters"]}
+    provenance["parameters"] = {**section_provenance["parameters"], **provenance["parameters"]}
     (folder / PROVENANCE_FILE).write_text(json.dumps(provenance, indent=2) + "\n")
-    return save_results(folder, chapter, merged)
+    return save_results(folder, chapter, numbers)
 
 
 def reclaim(root: Path, profile: str, only: list[str] | None = None) -> list[Path]:
@@ -832,6 +858,10 @@ def _parser() -> argparse.ArgumentParser:
                              help="execute the cells tagged section-NAME of the one chapter in --only"
                                   + (" and merge them into its recorded run" if name == "record" else
                                      " (its caches filled, no recording touched)"))
+        if name == "record":
+            cmd.add_argument("--executed", type=Path, default=None, metavar="DIR",
+                             help="with --section: merge this folder, which `execute --section` wrote "
+                                  "(e.g. on a GPU machine), instead of executing the section here")
         if name == "execute":
             cmd.add_argument("--device", choices=("auto", "cpu", "cuda"), default=None,
                              help="override every chapter's device parameter")
@@ -882,7 +912,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"The book: {build(root, args.profile, only=args.only)}")
         elif args.command == "record" and args.section:
             chapter = _one_chapter(root, args.only)
-            print(f"recorded {record_section(root, args.profile, chapter, args.section).relative_to(root)}")
+            path = (merge_section(root, args.profile, chapter, args.section, args.executed) if args.executed
+                    else record_section(root, args.profile, chapter, args.section))
+            print(f"recorded {path.relative_to(root)}")
         elif args.command == "record":
             for path in record(root, args.profile, args.only):
                 print(f"recorded {path.relative_to(root)}")

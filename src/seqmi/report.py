@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+import yaml
+
 from seqmi import claims as claim_rules
 
 RESULTS_FILE = "results.json"
@@ -31,6 +33,10 @@ PROFILE_ENV = "SEQMI_PROFILE"
 # recorded scales, largest first: the chapters show every one present, the scoreboard
 # decides from the first
 RECORDED_PROFILES = ("full", "reference")
+PROFILES_FILE = Path("notebooks") / "profiles.yml"
+# parameters that say where and how a run executes, not what it computes: a recording made
+# with another cache, scheduler, thread count or device is not stale for it
+EXECUTION_PARAMETERS = frozenset({"cache_dir", "scheduler", "cpu_threads", "device", "out_dir"})
 
 
 def save_results(out_dir: str | os.PathLike, chapter: str, results: dict[str, Any]) -> Path:
@@ -141,6 +147,26 @@ def recorded_dirs(chapter: str, root: str | os.PathLike | None = None) -> list[P
             if (base / "results" / p / chapter / RESULTS_FILE).is_file()]
 
 
+def stale_parameters(folder: Path, root: Path) -> list[str]:
+    """The parameters of today's profile that a recorded run ran with other values.
+
+    ``folder`` is ``results/<profile>/<chapter>``; its provenance's ``parameters`` are
+    compared with ``notebooks/profiles.yml`` under ``root`` (execution-only parameters,
+    :data:`EXECUTION_PARAMETERS`, aside). A non-empty answer means the recording is stale:
+    it no longer shows what today's profile computes.
+    """
+    profile, chapter = folder.parent.name, folder.name
+    if not (root / PROFILES_FILE).is_file():  # a book without profiles has no sizes to be stale against
+        return []
+    table = yaml.safe_load((root / PROFILES_FILE).read_text()) or {}
+    today = (table.get(profile) or {}).get(chapter) or {}
+    prov_path = folder / PROVENANCE_FILE
+    ran = json.loads(prov_path.read_text()).get("parameters", {}) if prov_path.is_file() else {}
+    missing = object()
+    return [name for name, value in today.items()
+            if name not in EXECUTION_PARAMETERS and ran.get(name, missing) != value]
+
+
 def show_reference(chapter: str, root: str | os.PathLike | None = None) -> None:
     """Display every recorded run of ``chapter`` (see :func:`recorded_dirs`), largest scale
     first: provenance, claims, figures.
@@ -154,10 +180,10 @@ def show_reference(chapter: str, root: str | os.PathLike | None = None) -> None:
         display(Markdown(f"*No full-profile or reference run of `{chapter}` has been recorded yet "
                          "(see the README: `make results PROFILE=reference`).*"))
     for folder in folders:
-        _show_recorded(folder)
+        _show_recorded(folder, folder.parents[2])
 
 
-def _show_recorded(folder: Path) -> None:
+def _show_recorded(folder: Path, root: Path) -> None:
     from IPython.display import Image, Markdown, display
 
     prov_path = folder / PROVENANCE_FILE
@@ -167,7 +193,13 @@ def _show_recorded(folder: Path) -> None:
         f"**Recorded {prov.get('profile', folder.parent.name)}-profile run** (`results/{folder.parent.name}/`): "
         f"commit `{prov.get('commit', '?')[:10]}`, device {prov.get('device', '?')}"
         + (f" ({threads} CPU thread{'s' if threads != 1 else ''})" if threads and prov.get("device") == "cpu" else "")
-        + f", torch {prov.get('torch', '?')}, {prov.get('wall_s', float('nan')):.0f} s."))
+        + f", torch {prov.get('torch', '?')}, {prov.get('wall_s', float('nan')):.0f} s."
+        + ("" if prov.get("whole_run", True) else
+           f" Sections {', '.join(prov.get('sections', {}))} only: the chapter's other claims are not in it.")))
+    stale = stale_parameters(folder, root)
+    if stale:
+        display(Markdown(f"*Stale: today's {folder.parent.name} profile sets {', '.join(stale)} otherwise; "
+                         "this recording shows what the older sizes gave.*"))
     payload = load_results(folder)
     try:
         for claim in payload["claims"]:

@@ -241,9 +241,10 @@ def rules(r: dict[str, Any]) -> list[Claim]:
                              "fraction of seeds with two or more eigenvalues of modulus ≥ 1 (Wilson interval) above 1/2",
                              f"eigenvalues outside per seed: {rnn_out}", tuned),
         Claim("nandakumar.fig4.states-cluster", "Nandakumar et al. Sec. 5.3, Fig. 4",
-              "Hidden states of the trained SSM cluster by the last trigram", "statistical", ex["trained_ssm"], None,
-              f"variance of the states explained by the last trigram ≥ {CLUSTERED}, over every starting sequence, "
-              "for one trained model (seed 0): no interval over seeds", exact(ex["trained_ssm"] >= CLUSTERED), tuned,
+              "Hidden states of the trained SSM cluster by the last trigram", "illustration", ex["trained_ssm"], None,
+              f"illustration: variance of the states explained by the last trigram ≥ {CLUSTERED} (our threshold), "
+              "over every starting sequence, for one trained model (seed 0); one model and no interval over "
+              "seeds decide nothing about the architecture", illustration(False, ex["trained_ssm"] >= CLUSTERED), tuned,
               f"{profile_of(r)}: one trained model, {r['n_starting_sequences']} starting sequences",
               f"trained SSM {ex['trained_ssm']:.3f}, RNN {ex['trained_rnn']:.3f}, constructed {ex['constructed_ssm']:.3f}"),
         _small_d_claim(r),

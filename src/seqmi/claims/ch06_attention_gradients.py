@@ -108,8 +108,10 @@ def _exact_claims(r: dict[str, Any]) -> list[Claim]:
               "remainder·T grows by " + ", ".join(f"{r['lemma12_growth_per_log'][s]:.2f}" for s in growing12)
               + f" per unit ln T for s = {growing12}"),
         Claim("kerg2020.appA.no-attention-rate", "Kerg et al. 2020 supplement A (product of V-blocks)",
-              "No attention: exponential decay at rate −ln ρ(V)", "exact", rate, None,
-              "fitted rate within 1e-3 of −ln ρ(V)", exact(abs(rate - rate_pred) < 1e-3), "", scale,
+              "No attention: exponential decay at rate −ln ρ(V)", "illustration", rate, None,
+              "illustration: the fitted decay rate of ‖V^k‖ for the chapter's diagonal V within 1e-3 of −ln ρ(V), "
+              "which holds for any matrix by Gelfand's formula; it checks our product code, not the paper",
+              illustration(False, abs(rate - rate_pred) < 1e-3), "", scale,
               f"rate {rate:.5f} vs {rate_pred:.5f}"),
         Claim("kerg2020.prop4.uniform-diagonal", "Kerg et al. 2020 supplement eq. 248",
               "Prop. 4: (A_T)_ii ≈ c/T + c'·T^(λ−1), uniform attention", "exact", fit_vs_exact, None,
@@ -137,11 +139,13 @@ def _exact_claims(r: dict[str, Any]) -> list[Claim]:
               f"{len(sparse)} (κ, d) pairs: min ratio to λ^(d−1)/κ^d "
               f"{min(x['min_far'] / x['bound'] for x in sparse):.2f}, max drift {max(x['flatness'] for x in sparse):.1e}"),
         _generic_patterns_claim(r),
-        Claim("kerg2020.secC.linear-cost", "Kerg et al. 2020 supplement Sec. C, Table 5 (OOM)",
-              "Relevancy screening costs O(T), full attention O(T²) (memory)", "exact",
+        Claim("kerg2020.secC.linear-cost", "Kerg et al. 2020 supplement Sec. C (the method; it states no cost)",
+              "Our relevancy screening stores O(T) for backward, our full attention O(T²)", "illustration",
               r["cost_exponents"]["relrnn"]["memory"], None,
-              "exponent of the bytes saved for backward: below 1.2 for RelRNN, above 1.5 for full attention",
-              exact(r["cost_exponents"]["relrnn"]["memory"] < 1.2 and r["cost_exponents"]["full"]["memory"] > 1.5), "",
+              "illustration of our code: exponent of the bytes saved for backward below 1.2 for RelRNN, above "
+              "1.5 for full attention (the supplement makes no cost claim to reproduce)",
+              illustration(False, r["cost_exponents"]["relrnn"]["memory"] < 1.2
+                           and r["cost_exponents"]["full"]["memory"] > 1.5), "",
               f"{profile_of(r)}: T ∈ {sorted({int(k.split('/')[1]) for k in r['cost']})}",
               f"saved-tensor exponent: RelRNN {r['cost_exponents']['relrnn']['memory']:.2f}, full "
               f"{r['cost_exponents']['full']['memory']:.2f}; time {r['cost_exponents']['relrnn']['time']:.2f} vs "

@@ -1,7 +1,7 @@
 """The book's scoreboard: every claim of every chapter in one table, with counts.
 
-Each chapter's claims come from its largest recorded run, ``results/full/<chapter>/``,
-then ``results/reference/<chapter>/``, then the live run of the book being built (its
+Each claim comes from the largest run that computed it: ``results/full/<chapter>/``, then
+``results/reference/<chapter>/``, then the live run of the book being built (its
 ``artifacts/<chapter>/``); every row says which, and gives the claim's verdict in the
 other recorded runs and the live one too. The table is Markdown that
 ``python -m seqmi.book build`` writes next to ``book/claims.md``, which includes it.
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from seqmi.claims import VERDICTS, check_record
-from seqmi.report import RECORDED_PROFILES
+from seqmi.report import RECORDED_PROFILES, stale_parameters
 PAPERS = {"shen2019": "Shen 2019", "chen2025": "Chen et al. 2025 (L2M)", "kerg2020": "Kerg et al. 2020",
           "nandakumar": "Nandakumar et al.", "primer": "closed forms (primer)", "book": "this book"}
 PAGE_FILE = "claims.md"  # the page, under book/
@@ -29,7 +29,7 @@ class Row:
 
     chapter: str
     claim: dict[str, Any]
-    origin: str  # "results/full", "results/reference" or "live quick run"
+    origin: str  # "results/full", "results/reference", either with " (stale)", or "live quick run"
     commit: str
     # the claim's verdict in the chapter's other runs, by origin ("results/reference": "reproduced")
     elsewhere: tuple[tuple[str, str], ...] = ()
@@ -45,19 +45,29 @@ def _current(folder: Path) -> bool:
     return True
 
 
-def chapter_source(root: Path, chapter: str, live: Path | None) -> tuple[Path, str] | None:
-    """The folder holding ``chapter``'s largest run, and a label saying which one it is.
+def chapter_runs(root: Path, chapter: str, live: Path | None) -> list[tuple[Path, str]]:
+    """The folders of ``chapter``'s runs, largest first, each with a label saying which.
 
-    A recorded run that predates the current claim record is passed over (the chapter's
-    page says so too), so the scoreboard never shows a claim without its kind or scale.
+    ``results/full``, then ``results/reference``, then the live run of the book being built
+    (labelled ``"live <profile> run"``). A recorded run whose parameters differ from today's
+    profile (:func:`seqmi.report.stale_parameters`) is labelled stale and comes after the
+    current recordings, before the live run: a stale recording never overrides a current
+    one, and still outranks the quick run a build makes. A recorded run that predates the
+    current claim record is passed over (the chapter's page says so too), so the scoreboard
+    never shows a claim without its kind or scale.
     """
+    current, stale = [], []
     for profile in RECORDED_PROFILES:
         folder = root / "results" / profile / chapter
         if (folder / "results.json").is_file() and _current(folder):
-            return folder, f"results/{profile}"
-    if live is not None and (live / chapter / "results.json").is_file():
-        return live / chapter, "live run"
-    return None
+            if stale_parameters(folder, root):
+                stale.append((folder, f"results/{profile} (stale)"))
+            else:
+                current.append((folder, f"results/{profile}"))
+    found = current + stale
+    if live is not None and (live / chapter / "results.json").is_file() and _current(live / chapter):
+        found.append((live / chapter, _live_label(live / chapter)))
+    return found
 
 
 def _live_label(folder: Path) -> str:
@@ -67,23 +77,13 @@ def _live_label(folder: Path) -> str:
     return f"live {profile or json.loads((folder / 'results.json').read_text())['results'].get('profile', '?')} run"
 
 
-def _other_verdicts(root: Path, chapter: str, live: Path | None, shown: Path) -> dict[str, dict[str, str]]:
-    """``{claim id: {origin: verdict}}`` over the chapter's runs other than ``shown``."""
-    folders = [(root / "results" / p / chapter, f"results/{p}") for p in RECORDED_PROFILES]
-    if live is not None:
-        folders.append((live / chapter, "live run"))
-    found: dict[str, dict[str, str]] = {}
-    for folder, origin in folders:
-        if folder == shown or not (folder / "results.json").is_file() or not _current(folder):
-            continue
-        label = _live_label(folder) if origin == "live run" else origin
-        for claim in json.loads((folder / "results.json").read_text())["claims"]:
-            found.setdefault(claim["id"], {})[label] = claim["verdict"]
-    return found
-
-
 def collect(root: Path, chapters: list[str], live: Path | None) -> list[Row]:
-    """Every claim of ``chapters`` from its largest run (see :func:`chapter_source`).
+    """Every claim of ``chapters``, each from the largest run that computed it.
+
+    A run may compute only some of a chapter's claims (a recording begun with one section
+    run at a larger scale): each claim is read from the largest run holding it
+    (:func:`chapter_runs`), and its verdicts in the chapter's other runs go beside it. Rows
+    follow the order of the chapter's most complete run.
 
     Raises
     ------
@@ -92,20 +92,20 @@ def collect(root: Path, chapters: list[str], live: Path | None) -> list[Row]:
     """
     rows = []
     for chapter in chapters:
-        found = chapter_source(root, chapter, live)
-        if found is None:
-            continue
-        folder, origin = found
-        payload = json.loads((folder / "results.json").read_text())
-        prov_path = folder / "provenance.json"
-        prov = json.loads(prov_path.read_text()) if prov_path.is_file() else {}
-        if origin == "live run":
-            origin = _live_label(folder)
-        others = _other_verdicts(root, chapter, live, folder)
-        for claim in payload["claims"]:
-            check_record(claim)
-            rows.append(Row(chapter, claim, origin, str(prov.get("commit", "?"))[:10],
-                            tuple(others.get(claim["id"], {}).items())))
+        runs = []
+        for folder, origin in chapter_runs(root, chapter, live):
+            claims = json.loads((folder / "results.json").read_text())["claims"]
+            for claim in claims:
+                check_record(claim)
+            prov_path = folder / "provenance.json"
+            commit = json.loads(prov_path.read_text()).get("commit", "?") if prov_path.is_file() else "?"
+            runs.append((origin, str(commit)[:10], {c["id"]: c for c in claims}))
+        ids = list(dict.fromkeys(i for _, _, by_id in sorted(runs, key=lambda r: -len(r[2])) for i in by_id))
+        for claim_id in ids:
+            holding = [(origin, commit, by_id[claim_id]) for origin, commit, by_id in runs if claim_id in by_id]
+            origin, commit, claim = holding[0]
+            others = tuple((o, c["verdict"]) for o, _, c in holding[1:])
+            rows.append(Row(chapter, claim, origin, commit, others))
     return rows
 
 
