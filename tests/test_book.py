@@ -294,5 +294,13 @@ def test_record_section_merges_one_section_into_a_recorded_run(tmp_path, monkeyp
     # the whole run keeps its seed; the section's record says what it ran with
     assert provenance["parameters"] == {"seed": 1, "size": 5} and provenance["commit"] == "abc"
     assert provenance["sections"]["extra"]["parameters"]["seed"] == 3
-    with pytest.raises(book.BookError, match="no recorded reference run"):
-        book.record_section(root, "reference", "00_other", "extra")
+    # a section executed elsewhere (its folder carried back) begins a recording where there is none
+    shutil.rmtree(folder)
+    executed = book.build_dir(root, "reference") / "sections" / "00_tiny" / "extra"
+    book.merge_section(root, "reference", "00_tiny", "extra", executed)
+    assert json.loads((folder / "results.json").read_text())["results"] == {"profile": "reference", "extra": 15}
+    provenance = json.loads((folder / "provenance.json").read_text())
+    assert provenance["whole_run"] is False and list(provenance["sections"]) == ["extra"]
+    assert provenance["parameters"]["size"] == 5
+    with pytest.raises(book.BookError, match="ran at profile 'reference', not 'full'"):
+        book.merge_section(root, "full", "00_tiny", "extra", executed)
