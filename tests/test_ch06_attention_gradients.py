@@ -133,15 +133,14 @@ def test_table5_rows(book_run, res):
     stored = book_run.claims(CHAPTER)
     transfer = by_id(stored, "kerg2020.table5.copy-long-transfer")
     assert transfer["value"] == res["long_run"]["zero_shot"] and "length transfer" in transfer["substitution"]
-    assert transfer["ci"][0] <= transfer["value"] <= transfer["ci"][1]
     trained = by_id(stored, "kerg2020.table5.copy-long-trained")
     assert trained["kind"] == "statistical"
     denoise = by_id(stored, "kerg2020.table5.denoise")
     long_run = res["denoise_long"]
     assert denoise["value"] == long_run["accuracy"] and long_run["length"] == max(res["task_lengths"])
     assert long_run["updates"] <= long_run["max_steps"] and len(long_run["eval_steps"]) == len(long_run["eval_loss"])
-    if long_run["max_steps"] < 200_000:  # below the authors' budget a failure is no evidence
-        assert denoise["verdict"] != "not reproduced"
+    # Table 5 is the Copy task's: the Denoise row cites Fig. 4 and Table 7, and names our optimiser
+    assert "Table 5" not in denoise["source"] and f"Adam lr {long_run['lr']:g}" in denoise["substitution"]
     # Theorem 2's pattern is built to meet the bound: shown (the level at or above it), not counted
     sparse = by_id(stored, "kerg2020.thm2.sparse-level")
     assert sparse["kind"] == "illustration" and sparse["value"] >= 1

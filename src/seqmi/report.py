@@ -152,7 +152,7 @@ def stale_parameters(folder: Path, root: Path) -> list[str]:
 
     ``folder`` is ``results/<profile>/<chapter>``; its provenance's ``parameters`` are
     compared with ``notebooks/profiles.yml`` under ``root`` (execution-only parameters,
-    :data:`EXECUTION_PARAMETERS`, aside). A non-empty answer means the recording is stale:
+    ``EXECUTION_PARAMETERS``, aside). A non-empty answer means the recording is stale:
     it no longer shows what today's profile computes.
     """
     profile, chapter = folder.parent.name, folder.name
