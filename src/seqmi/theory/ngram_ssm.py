@@ -13,9 +13,11 @@ The construction of Nandakumar et al. (Theorem 4.1, Propositions 4.4-4.6, Append
    largest and second largest value over the contexts not yet used, so that after
    ``ReLU(h + b)`` exactly one of them is non-zero there; recurse on the rest. The
    post-ReLU states form a triangular, hence invertible, ``|P| x |P|`` matrix.
-   We pivot (choose, at each step, the coordinate and sign with the widest gap), as
-   Gaussian elimination does, because the lemma allows any order and the widest gap
-   keeps the matrix best conditioned.
+   The lemma allows any order and any threshold inside the gap; we pivot, as Gaussian
+   elimination does, choosing at each step the coordinate and sign that keep the
+   triangle's inverse smallest, and put the threshold near the second largest value.
+   Without that the inverse, and with it ``C``, can grow to where rounding in the
+   hidden state alone moves the logits by more than ``eps`` (see :func:`independence_bias`).
 5. **Readout, Proposition 4.5.** ``C`` solves ``C ReLU(H + b) = Z`` where column ``j`` of
    ``Z`` is the log of the epsilon-smoothed n-gram distribution of context ``j``
    (Definition 4.2), so ``softmax(C ReLU(h_t + b))`` is that distribution.
@@ -73,6 +75,14 @@ class Certificate:
 # Placeholder certificate of a model whose readout has not been solved yet.
 _EMPTY = Certificate(math.nan, 0, math.nan, math.nan, math.nan)
 
+# Where independence_bias puts a threshold between the second largest and the largest
+# value, as a fraction of their gap. Lemma A.4 allows anything strictly between; low in
+# the gap the diagonal of the triangle keeps most of the gap while the entries below it
+# grow only by as much (lowering the ratios that compound in the inverse, see
+# independence_bias), and a tenth of a gap still puts the unselected values far more
+# than rounding below the threshold.
+_THRESHOLD_POSITION = 0.1
+
 
 def layered_nilpotent(m: int, order: int, rng: np.random.Generator) -> Array:
     """A random ``m x m`` matrix ``L`` with ``L^order = 0`` and ``L^(order-1) != 0``.
@@ -113,12 +123,20 @@ def min_coordinate_gap(V: Array) -> float:
 def independence_bias(V: Array, carriers: Array | None = None) -> tuple[Array, Array]:
     """Lemma A.4 with pivoting: a scale and bias making ``ReLU(scale * V + bias)`` independent.
 
-    Step ``k`` picks an unused row and a sign, and puts the threshold halfway between
-    the largest and second largest (signed) value among the columns not selected yet,
-    so exactly one of them, the one selected at step ``k``, stays positive in that row.
-    Ordering rows by step and columns by selection, the post-ReLU matrix is lower
-    triangular with positive diagonal. The pivot is the row and sign with the widest
-    gap (rows measured in units of their spread).
+    Step ``k`` picks an unused row and a sign, and puts the threshold between the largest
+    and second largest (signed) value among the columns not selected yet, a tenth of
+    their gap above the second, so exactly one of them, the one selected at step ``k``,
+    stays positive in that row (values in units of the row's spread). Ordering rows by step and columns by
+    selection, the post-ReLU matrix ``T`` is lower triangular with positive diagonal.
+
+    The pivot bounds the inverse, whose size sets how far rounding in the hidden state
+    moves the readout's output. Row ``k`` of ``T^-1`` is
+    ``(e_k - sum_{l<k} T_kl (T^-1)_l) / T_kk``, and ``T >= 0``, so its 1-norm is at most
+    ``g_k = (1 + sum_{l<k} T_kl g_l) / T_kk``; each step takes the row and sign with the
+    smallest ``g_k``. The widest gap alone (the largest diagonal) ignores the entries
+    below the diagonal, the earlier columns' values above the threshold: their ratios to
+    the diagonal compound along the triangle, to condition numbers near ``1e15`` and
+    more for ``d = 1``, where the readout is wrong by more than ``eps`` in double precision.
 
     Parameters
     ----------
@@ -151,32 +169,37 @@ def independence_bias(V: Array, carriers: Array | None = None) -> tuple[Array, A
         raise ValueError("a hidden coordinate takes the same value on two inputs (Lemma A.3 fails)")
     spread = V.max(axis=1) - V.min(axis=1)
     unit = V / spread[:, None]
+    signed = np.concatenate([unit, -unit])  # candidate i < r: row i, sign +; r + i: row i, sign -
     scale, bias = np.zeros(r), np.zeros(r)
     free = np.ones(r, dtype=bool)
     remaining = np.ones(N, dtype=bool)
+    growth = np.zeros(N)  # g of the step that selected each column
     for _ in range(r):
-        rows = np.flatnonzero(free)
-        cols = np.flatnonzero(remaining)
-        X = np.concatenate([unit[np.ix_(rows, cols)], -unit[np.ix_(rows, cols)]])
+        cands = np.flatnonzero(np.concatenate([free, free]))
+        cols, done = np.flatnonzero(remaining), np.flatnonzero(~remaining)
+        X = signed[np.ix_(cands, cols)]
         if len(cols) == 1:
-            top = X[:, 0]
-            gap = np.ones(len(X))
-            second = top - 1.0
+            # Any threshold below the last value works; one spread below it, as if a
+            # second value sat at the row's other end.
+            top, second = X[:, 0], X[:, 0] - 1.0
             pick = np.zeros(len(X), dtype=int)
         else:
             part = np.partition(X, -2, axis=1)
             top, second = part[:, -1], part[:, -2]
-            gap = top - second
             pick = X.argmax(axis=1)
-        for opt in np.argsort(-gap, kind="stable"):
+        threshold = second + _THRESHOLD_POSITION * (top - second)
+        below = np.maximum(signed[np.ix_(cands, done)] - threshold[:, None], 0.0)
+        g = (1.0 + below @ growth[done]) / (top - threshold)
+        for opt in np.argsort(g, kind="stable"):
             j = cols[pick[opt]]
             if k == 0 or _carrier_rank_kept(carriers, remaining, j):
                 break
         else:
             raise ValueError("no selection keeps the carrier block invertible; redraw the weights")
-        i, sign = rows[opt % len(rows)], (1.0 if opt < len(rows) else -1.0)
-        scale[i] = sign / spread[i]
-        bias[i] = -(top[opt] + second[opt]) / 2.0
+        i = cands[opt] % r
+        scale[i] = (1.0 if cands[opt] < r else -1.0) / spread[i]
+        bias[i] = -threshold[opt]
+        growth[j] = g[opt]
         free[i] = False
         remaining[j] = False
     return scale, bias
