@@ -356,11 +356,20 @@ def _fig4_results(tf_slopes: list[float], ssm_slopes: list[float]) -> dict:
     for L, level in ((16, 1.0), (64, 2.0)):  # the SSM's KL doubles with L, the Transformer's does not
         runs[f"transformer/d=8/L={L}"] = run(tf_slopes, 1.0, L)
         runs[f"mamba/d=4/L={L}"] = run(ssm_slopes, level, L)
-    settings = {"l2m_lengths": [16, 64], "model_widths": [4, 8], "train_steps": 10, "batch": 4, "token_dim": 2,
-                "flat_ratio": 1.25}
+    settings = {"l2m_lengths": [16, 64], "model_widths": [4, 8], "model_layers": 1, "train_steps": 10, "batch": 4,
+                "token_dim": 2, "flat_ratio": 1.25}
     # the marginal prediction's KL, far above every model's: all of them read their context
     free = {str(L): {"mean": 10.0} for L in (16, 64)}
-    return {"profile": "reference", "settings": settings, "l2m_runs": runs, "l2m_context_free_kl": free}
+    return {"profile": "reference", "l2m_settings": settings, "l2m_runs": runs, "l2m_context_free_kl": free}
+
+
+def test_a_recording_of_the_fig4_section_alone_gets_its_three_claims():
+    # a full-profile recording begun from the GPU's fig4 section holds none of the other numbers
+    from seqmi.claims.ch04_bipartite_mi_l2m import rules
+
+    ids = [c.id for c in rules(_fig4_results([0.0, 0.02, 0.04], [1.0, 1.1, 1.2]))]
+    assert ids == ["chen2025.fig4cd.position-kl-flat", "chen2025.fig4ab.ssm-degrades-with-length",
+                   "chen2025.fig4b.ssm-kl-collapse"]
 
 
 def test_fig4_claims_are_decided_over_seeds():
