@@ -5,7 +5,8 @@ step, ``zero_grad``, backward pass, gradient-norm clipping and an Adam step, on 
 batch. The settings are chapter 06's (hidden width 64, batch 10, ``nu = 10``, ``rho = 15``);
 ``T`` is the Copy delay, so a sequence has ``T + 20`` steps.
 
-Usage: ``python benchmarks/bench_relrnn.py [--repeats 10] [--budget 20] [--lengths 100 1000]``.
+Usage: ``python benchmarks/bench_relrnn.py [--repeats 10] [--budget 20] [--lengths 100 1000]
+[--device cpu]``.
 Each model first makes one untimed update on a short batch (compilation, first-call costs),
 then up to ``--repeats`` timed ones, fewer once a case has used ``--budget`` seconds. Reported:
 the best wall time per update, and the best process CPU time (all threads), which does not
@@ -22,16 +23,18 @@ import torch
 from torch import nn
 
 from seqmi.data.copy_tasks import copy_task
+from seqmi.device import resolve_device
 from seqmi.models.attentive_rnn import TaskModel
 
 HIDDEN, BATCH, NU, RHO, LR = 64, 10, 10, 15, 0.01
 
 
-def update_seconds(kind: str, T: int, repeats: int, budget: float) -> tuple[float, float, int]:
-    """Best wall and CPU seconds of one update of a fresh ``kind`` model at Copy delay ``T``,
-    and the number of timed updates."""
+def update_seconds(kind: str, T: int, repeats: int, budget: float,
+                   device: torch.device = torch.device("cpu")) -> tuple[float, float, int]:
+    """Best wall and CPU seconds of one update of a fresh ``kind`` model at Copy delay ``T``
+    on ``device``, and the number of timed updates."""
     torch.manual_seed(0)
-    model = TaskModel(kind, 10, 9, HIDDEN, nu=NU, rho=RHO)
+    model = TaskModel(kind, 10, 9, HIDDEN, nu=NU, rho=RHO).to(device)
     opt = torch.optim.Adam(model.parameters(), lr=LR)
     lossf = nn.CrossEntropyLoss()
 
@@ -42,9 +45,11 @@ def update_seconds(kind: str, T: int, repeats: int, budget: float) -> tuple[floa
         loss.backward()
         nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
+        if device.type == "cuda":  # the update's kernels have run when the clock stops
+            torch.cuda.synchronize(device)
 
-    update(*(torch.as_tensor(a) for a in copy_task(BATCH, 10, 1)))
-    batch = [torch.as_tensor(a) for a in copy_task(BATCH, T, 0)]
+    update(*(torch.as_tensor(a, device=device) for a in copy_task(BATCH, 10, 1)))
+    batch = [torch.as_tensor(a, device=device) for a in copy_task(BATCH, T, 0)]
     wall, cpu, spent, runs = float("inf"), float("inf"), 0.0, 0
     while runs < repeats and (runs == 0 or spent < budget):
         start, start_cpu = time.perf_counter(), time.process_time()
@@ -62,13 +67,16 @@ def main() -> None:
     parser.add_argument("--lengths", type=int, nargs="+", default=[100, 1000], help="Copy delays T")
     parser.add_argument("--kinds", nargs="+", default=["relrnn", "full", "rnn"], choices=TaskModel.KINDS)
     parser.add_argument("--threads", type=int, default=2, help="torch.set_num_threads")
+    parser.add_argument("--device", default="cpu", help='"cpu", "cuda" or "auto"')
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
+    device = resolve_device(args.device)
+    print(f"device: {torch.cuda.get_device_name(device) if device.type == 'cuda' else 'CPU'}")
 
     print(f"{'kind':<8} {'T':>6} {'steps':>6} {'wall s/update':>14} {'CPU s/update':>13} {'ms/step':>8} {'runs':>5}")
     for kind in args.kinds:
         for T in args.lengths:
-            wall, cpu, runs = update_seconds(kind, T, args.repeats, args.budget)
+            wall, cpu, runs = update_seconds(kind, T, args.repeats, args.budget, device)
             print(f"{kind:<8} {T:>6} {T + 20:>6} {wall:>14.4f} {cpu:>13.4f} {wall / (T + 20) * 1e3:>8.3f} {runs:>5}")
 
 
