@@ -68,3 +68,22 @@ def test_two_point_offset_fit_recovers_a_power_law_over_a_bias():
     assert fit["alpha_ci"][0] <= fit["alpha"] <= fit["alpha_ci"][1] and fit["r2"] > 0.999
     with pytest.raises(ValueError, match="min_lag"):
         two_point_offset_fit(np.ones(5), min_lag=4)
+
+
+def test_two_point_offset_fit_jackknife_intervals_cover_alpha_and_c():
+    # delete-one-block curves of 20 blocks: the whole-text curve, each perturbed as a 5% smaller
+    # sample would perturb it (a level per replicate, a little noise per distance)
+    d = np.arange(1, 201)
+    rng = np.random.default_rng(1)
+    true = 0.05 * d ** -0.8 + 2e-3
+    jack = true * rng.normal(1, 0.02 / 19, size=(20, 1)) * rng.normal(1, 0.002 / 19, size=(20, d.size))
+    fit = two_point_offset_fit(true, min_lag=4, jackknife=jack)
+    lo, hi = fit["alpha_jack_ci"]
+    assert lo < 0.8 < hi and hi - lo < 0.2
+    assert fit["offset_jack_ci"][0] < 2e-3 < fit["offset_jack_ci"][1]
+    assert fit["n_jackknife"] == 20
+    # identical replicates: no spread, a zero-width interval at the estimate
+    same = two_point_offset_fit(true, min_lag=4, jackknife=np.tile(true, (5, 1)))
+    assert same["alpha_jack_ci"] == pytest.approx([fit["alpha"]] * 2)
+    with pytest.raises(ValueError, match="distances"):
+        two_point_offset_fit(true, min_lag=4, jackknife=jack[:, :50])

@@ -314,3 +314,16 @@ def test_bootstrap_is_seeded_and_checks_its_input():
     wide = np.random.default_rng(0).integers(0, 2000, (4, 600))
     with pytest.raises(ValueError, match="keeps .* counts"):
         two_point_mi_bootstrap(wide, 500, 200, 4)
+
+
+def test_two_point_jackknife_replicates_leave_one_block_out():
+    from seqmi.info import two_point_mi_jackknife
+
+    rows = np.random.default_rng(3).integers(0, 3, size=(12, 400))
+    estimate, jack = two_point_mi_jackknife(rows, 5, n_blocks=4)
+    assert np.allclose(estimate, two_point_mi(rows, 5))
+    assert jack.shape == (4, 5)
+    for j, drop in enumerate(np.array_split(np.arange(12), 4)):
+        assert np.allclose(jack[j], two_point_mi(np.delete(rows, drop, axis=0), 5))
+    with pytest.raises(ValueError, match="n_blocks"):
+        two_point_mi_jackknife(rows, 5, n_blocks=13)

@@ -208,18 +208,39 @@ def fit_power_law_with_offset(lags: ArrayLike, mi: ArrayLike) -> OffsetPowerLawF
     return OffsetPowerLawFit(-slope, float(np.exp(intercept)), c, cost)
 
 
-def two_point_offset_fit(mi: ArrayLike, min_lag: int) -> dict[str, float | list[float]]:
-    """L2M's offset fit of a two-point MI curve ``mi[d - 1] = I(d)``, with an interval given ``C``.
+def two_point_offset_fit(mi: ArrayLike, min_lag: int,
+                         jackknife: ArrayLike | None = None) -> dict[str, float | int | list[float]]:
+    """L2M's offset fit of a two-point MI curve ``mi[d - 1] = I(d)``, with intervals.
 
     Fits ``I(d) = A d^(-alpha) + C`` from ``d = min_lag`` on (:func:`fit_power_law_with_offset`),
     then refits ``I - C`` by a straight line in log-log space with ``C`` held fixed for a 95%
     interval of ``alpha`` (an interval *given* ``C``: it ignores the uncertainty of ``C``).
+    With the delete-one-block ``jackknife`` replicates of the curve
+    (:func:`seqmi.info.two_point_mi_jackknife`, which keep the correlation between
+    neighbouring distances) every replicate is fitted too, and the jackknife standard error
+    gives Student-t 95% intervals of ``alpha`` and ``C`` from the joint fit.
+
+    Parameters
+    ----------
+    mi : array_like, shape (max_lag,)
+        The estimate ``I(1..max_lag)``.
+    min_lag : int
+        First distance of the fit.
+    jackknife : array_like, shape (n_blocks, max_lag), optional
+        The curve without each block in turn.
 
     Returns
     -------
     dict
         ``alpha``, ``alpha_ci``, ``offset`` (``C``), ``amplitude`` (``A``), ``r2`` (of the
-        log-log line of ``I - C``) and ``min_lag``.
+        log-log line of ``I - C``) and ``min_lag``; with jackknife replicates also
+        ``alpha_jack_ci``, ``offset_jack_ci`` and ``n_jackknife``.
+
+    Raises
+    ------
+    ValueError
+        When ``min_lag`` leaves fewer than 3 distances, the replicates' distances differ
+        from the curve's, or a replicate has a distance whose MI is not positive.
     """
     y = np.asarray(mi, dtype=float)
     lags = np.arange(1, y.size + 1)
@@ -229,5 +250,20 @@ def two_point_offset_fit(mi: ArrayLike, min_lag: int) -> dict[str, float | list[
     fit = fit_power_law_with_offset(lags[sel], y[sel])
     given_c = fit_power_law(lags[sel], y[sel] - fit.offset, threshold=0.0)
     r = np.corrcoef(np.log(lags[sel]), np.log(y[sel] - fit.offset))[0, 1]
-    return {"alpha": fit.exponent, "alpha_ci": list(given_c.ci), "offset": fit.offset, "amplitude": fit.amplitude,
-            "r2": float(r * r), "min_lag": int(min_lag)}
+    out: dict[str, float | int | list[float]] = {
+        "alpha": fit.exponent, "alpha_ci": list(given_c.ci), "offset": fit.offset, "amplitude": fit.amplitude,
+        "r2": float(r * r), "min_lag": int(min_lag)}
+    if jackknife is None:
+        return out
+    reps = np.atleast_2d(np.asarray(jackknife, dtype=float))
+    if reps.shape[1] != y.size:
+        raise ValueError(f"jackknife replicates have {reps.shape[1]} distances, the curve {y.size}")
+    fits = [fit_power_law_with_offset(lags[sel], rep[sel]) for rep in reps]
+    n = len(fits)
+    half = float(stats.t.ppf(0.975, n - 1))
+    for key, name, value in (("alpha_jack_ci", "exponent", fit.exponent), ("offset_jack_ci", "offset", fit.offset)):
+        theta = np.array([getattr(f, name) for f in fits])
+        se = float(np.sqrt((n - 1) / n * ((theta - theta.mean()) ** 2).sum()))
+        out[key] = [value - half * se, value + half * se]
+    out["n_jackknife"] = n
+    return out
