@@ -72,3 +72,18 @@ def test_a_stale_recording_never_overrides_a_current_one(tmp_path):
     assert [(r.origin, r.claim["verdict"], r.elsewhere) for r in rows] == [
         ("results/reference", "reproduced",
          (("results/full (stale)", "inconclusive"), ("live quick run", "not reproduced")))]
+
+
+def test_a_section_recorded_since_counts_with_its_own_parameters(tmp_path):
+    root = tmp_path / "book"
+    (root / "notebooks").mkdir(parents=True)
+    (root / "notebooks" / "profiles.yml").write_text("reference:\n  00_a: {steps: 100, docs: 50}\n")
+    folder = root / "results" / "reference" / "00_a"
+    _write(folder, ["reproduced"])
+    prov = {"commit": "x", "profile": "reference", "parameters": {"steps": 100, "docs": 10},
+            "sections": {"text": {"parameters": {"steps": 100, "docs": 50}}}}
+    (folder / "provenance.json").write_text(json.dumps(prov))
+    assert report.stale_parameters(folder, root) == []
+    prov["sections"]["text"]["parameters"]["docs"] = 20
+    (folder / "provenance.json").write_text(json.dumps(prov))
+    assert report.stale_parameters(folder, root) == ["docs"]

@@ -772,7 +772,9 @@ def merge_section(root: Path, profile: str, chapter: str, section: str, executed
     numbers["profile"] = profile  # a section's own numbers do not say it
     for figure in sorted(executed.glob("*.png")):
         shutil.copy2(figure, folder / figure.name)
-    provenance.setdefault("sections", {})[section] = section_provenance
+    sections = provenance.setdefault("sections", {})
+    sections.pop(section, None)  # last recorded last: staleness reads the sections in this order
+    sections[section] = section_provenance
     # the whole run's parameters stay as they ran; a parameter it did not have is the section's
     provenance["parameters"] = {**section_provenance["parameters"], **provenance["parameters"]}
     (folder / PROVENANCE_FILE).write_text(json.dumps(provenance, indent=2) + "\n")

@@ -150,8 +150,9 @@ def recorded_dirs(chapter: str, root: str | os.PathLike | None = None) -> list[P
 def stale_parameters(folder: Path, root: Path) -> list[str]:
     """The parameters of today's profile that a recorded run ran with other values.
 
-    ``folder`` is ``results/<profile>/<chapter>``; its provenance's ``parameters`` are
-    compared with ``notebooks/profiles.yml`` under ``root`` (execution-only parameters,
+    ``folder`` is ``results/<profile>/<chapter>``; its provenance's ``parameters``, each
+    section's recorded since (in the order recorded) on top, are compared with
+    ``notebooks/profiles.yml`` under ``root`` (execution-only parameters,
     ``EXECUTION_PARAMETERS``, aside). A non-empty answer means the recording is stale:
     it no longer shows what today's profile computes.
     """
@@ -161,7 +162,11 @@ def stale_parameters(folder: Path, root: Path) -> list[str]:
     table = yaml.safe_load((root / PROFILES_FILE).read_text()) or {}
     today = (table.get(profile) or {}).get(chapter) or {}
     prov_path = folder / PROVENANCE_FILE
-    ran = json.loads(prov_path.read_text()).get("parameters", {}) if prov_path.is_file() else {}
+    provenance = json.loads(prov_path.read_text()) if prov_path.is_file() else {}
+    # sections recorded later ran with the profile of their day (seqmi.book.merge_section)
+    ran = provenance.get("parameters", {})
+    for section in provenance.get("sections", {}).values():
+        ran = {**ran, **section.get("parameters", {})}
     missing = object()
     return [name for name, value in today.items()
             if name not in EXECUTION_PARAMETERS and ran.get(name, missing) != value]
