@@ -268,7 +268,6 @@ def test_claims(book_run):
     fits = {e: res["text_bipartite"][f"SmolLM2-135M/{e}"]["fit"] for e in ("direct", "vclub")}
     if None not in fits.values():
         assert vclub["value"] == pytest.approx(fits["direct"]["beta"] - fits["vclub"]["beta"])
-        assert vclub["ci"][0] < vclub["value"] < vclub["ci"][1]
     assert "SmolLM2-135M-Instruct" in vclub["substitution"]
     assert "O(τ/N)" in by_id(stored, "chen2025.fig2ef.text-two-point-power-law")["substitution"]
 
