@@ -312,7 +312,7 @@ def test_bootstrap_is_seeded_and_checks_its_input():
     with pytest.raises(ValueError, match="n_boot"):
         two_point_mi_bootstrap(x, 5, 0, 10)
     wide = np.random.default_rng(0).integers(0, 2000, (4, 600))
-    with pytest.raises(ValueError, match="keeps .* counts"):
+    with pytest.raises(ValueError, match="keep .* counts"):
         two_point_mi_bootstrap(wide, 500, 200, 4)
 
 

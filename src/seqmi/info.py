@@ -261,6 +261,22 @@ def two_point_mi_with_error(
 BOOTSTRAP_MAX_ENTRIES = 1 << 27
 
 
+def _block_pair_counts(seqs: ArrayLike, max_lag: int, n_blocks: int) -> NDArray[np.int64]:
+    """Pair counts ``(n_blocks, max_lag, K, K)`` of the rows cut into ``n_blocks`` groups."""
+    x, k = compact_rows(seqs)
+    check_int("max_lag", max_lag, 1, x.shape[1] - 1)
+    check_int("n_blocks", n_blocks, 2, x.shape[0])
+    # the groups' tables and one more (a replicate's, or their sum) are held at once
+    entries = (n_blocks + 1) * max_lag * k * k
+    if entries > BOOTSTRAP_MAX_ENTRIES:
+        raise ValueError(f"{n_blocks} groups of {k} symbols at {max_lag} lags keep {entries:,} counts "
+                         f"((n_blocks + 1) x max_lag x K^2), more than {BOOTSTRAP_MAX_ENTRIES:,}; lower "
+                         "n_blocks or max_lag, or use two_point_mi_with_error")
+    parts = np.array_split(x, n_blocks)
+    method = choose_method(parts[0].shape[0], x.shape[1], k, max_lag)
+    return np.stack([pair_counts(part, k, max_lag, method) for part in parts])
+
+
 def two_point_mi_bootstrap(
     seqs: ArrayLike, max_lag: int, n_boot: int = 200, n_blocks: int = 100, seed: int = 0,
     estimator: str = "grassberger",
@@ -303,18 +319,8 @@ def two_point_mi_bootstrap(
         alphabets: fewer blocks, or :func:`two_point_mi_with_error`).
     """
     check_choice("estimator", estimator, ESTIMATORS)
-    x, k = compact_rows(seqs)
-    check_int("max_lag", max_lag, 1, x.shape[1] - 1)
     check_int("n_boot", n_boot, 1)
-    check_int("n_blocks", n_blocks, 2, x.shape[0])
-    entries = (n_blocks + 1) * max_lag * k * k
-    if entries > BOOTSTRAP_MAX_ENTRIES:
-        raise ValueError(f"the bootstrap of {k} symbols at {max_lag} lags keeps {entries:,} counts "
-                         f"((n_blocks + 1) x max_lag x K^2), more than {BOOTSTRAP_MAX_ENTRIES:,}; lower "
-                         "n_blocks or max_lag, or use two_point_mi_with_error")
-    parts = np.array_split(x, n_blocks)
-    method = choose_method(parts[0].shape[0], x.shape[1], k, max_lag)
-    blocks = np.stack([pair_counts(part, k, max_lag, method) for part in parts])
+    blocks = _block_pair_counts(seqs, max_lag, n_blocks)
     weights = np.random.default_rng(seed).multinomial(n_blocks, np.full(n_blocks, 1 / n_blocks), size=n_boot)
     # one replicate's count table at a time: only the blocks' tables are kept (large alphabets)
     replicates = np.stack([mi_from_counts(np.tensordot(w, blocks, axes=1), estimator) for w in weights])
@@ -357,17 +363,7 @@ def two_point_mi_jackknife(
         When the groups' count tables would exceed ``BOOTSTRAP_MAX_ENTRIES`` entries.
     """
     check_choice("estimator", estimator, ESTIMATORS)
-    x, k = compact_rows(seqs)
-    check_int("max_lag", max_lag, 1, x.shape[1] - 1)
-    check_int("n_blocks", n_blocks, 2, x.shape[0])
-    entries = (n_blocks + 1) * max_lag * k * k
-    if entries > BOOTSTRAP_MAX_ENTRIES:
-        raise ValueError(f"the jackknife of {k} symbols at {max_lag} lags keeps {entries:,} counts "
-                         f"((n_blocks + 1) x max_lag x K^2), more than {BOOTSTRAP_MAX_ENTRIES:,}; lower "
-                         "n_blocks or max_lag")
-    parts = np.array_split(x, n_blocks)
-    method = choose_method(parts[0].shape[0], x.shape[1], k, max_lag)
-    blocks = np.stack([pair_counts(part, k, max_lag, method) for part in parts])
+    blocks = _block_pair_counts(seqs, max_lag, n_blocks)
     total = blocks.sum(axis=0)
     return mi_from_counts(total, estimator), np.stack([mi_from_counts(total - b, estimator) for b in blocks])
 
