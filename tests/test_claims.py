@@ -524,3 +524,22 @@ def test_ch06_table4_names_an_lstm_baseline_and_a_missing_sweep():
     del r["minigrid"]
     for c in ch06.rules(r)[-3:]:
         assert c.verdict == "inconclusive" and "not run" in c.scale
+
+
+def test_text_two_point_claim_reads_the_jackknife_intervals():
+    from seqmi.claims.ch04_bipartite_mi_l2m import _two_point_claim
+
+    lags = list(range(1, 201))
+    mi = [0.05 * d ** -0.8 + 2e-3 for d in lags]  # min I = 2.7e-3 from d = 4 on
+    tp = {"lags": lags, "mi": mi, "alpha": 0.8, "alpha_ci": [0.79, 0.81], "offset": 2e-3, "r2": 0.99,
+          "min_lag": 4, "chars": 1000, "alpha_jack_ci": [0.6, 1.0], "offset_jack_ci": [1e-3, 2.5e-3],
+          "n_jackknife": 20}
+
+    def verdict(**changes):
+        return _two_point_claim({"profile": "reference", "text_two_point": {**tp, **changes}}).verdict
+
+    assert verdict() == "reproduced"
+    assert verdict(offset_jack_ci=[1e-3, 3e-3]) == "inconclusive"  # C not resolved from min I
+    assert verdict(offset_jack_ci=[0.0, 0.0]) == "not reproduced"  # C at its bound: no bias found
+    assert verdict(r2=0.85) == "not reproduced"
+    assert verdict(alpha_jack_ci=[-0.1, 1.0]) == "inconclusive"
