@@ -3,6 +3,8 @@
 import numpy as np
 import pytest
 
+from seqmi.claims.ch05_ngram_ssm import CLUSTERED
+
 CHAPTER = "05_ngram_ssm"
 pytestmark = pytest.mark.book
 
@@ -101,7 +103,8 @@ def test_spectra_and_clustering(res):
             assert (r["spectral_radius"] < 1) == np.isfinite(r["effective_window"])
     ex = res["explained_by_last_trigram"]
     assert ex["constructed_ssm"] == pytest.approx(1.0, abs=1e-9)
-    assert 0.5 < ex["trained_ssm"] <= 1.0 and 0.5 < ex["trained_rnn"] <= 1.0
+    # the paper's "cluster": above the claim's threshold, not merely above chance
+    assert CLUSTERED < ex["trained_ssm"] <= 1.0 and CLUSTERED < ex["trained_rnn"] <= 1.0
 
 
 def test_size_scan_fails_only_when_numerically_singular(res):
