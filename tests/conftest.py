@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 
@@ -49,3 +49,23 @@ class BookRun:
 @pytest.fixture(scope="session")
 def book_run(tmp_path_factory: pytest.TempPathFactory) -> BookRun:
     return BookRun(tmp_path_factory.mktemp("book"))
+
+
+@pytest.fixture
+def fake_cuda_generators(monkeypatch: pytest.MonkeyPatch) -> Callable[[list[Any]], list[Any]]:
+    """A CPU machine that says it has one GPU whose generator states are ``states``.
+
+    Calling the fixture with ``states`` patches ``torch.cuda``; the list it returns
+    collects every ``set_rng_state_all`` call (the states a restore hands back).
+    """
+    import torch
+
+    def fake(states: list[Any]) -> list[Any]:
+        restored: list[Any] = []
+        monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+        monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+        monkeypatch.setattr(torch.cuda, "get_rng_state_all", lambda: states)
+        monkeypatch.setattr(torch.cuda, "set_rng_state_all", restored.append)
+        return restored
+
+    return fake

@@ -10,9 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
-from seqmi import book
+from seqmi import book, report
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = book.chapters(ROOT)
@@ -37,7 +36,7 @@ def test_parameters_cell_rules(chapter):
 
 
 def test_profiles_only_set_declared_parameters():
-    table = yaml.safe_load((ROOT / book.PROFILES_FILE).read_text())
+    table = report.profile_table(ROOT)
     assert set(table) <= set(book.PROFILES)
     for profile, chapters in table.items():
         assert set(chapters) <= set(CHAPTERS), f"{profile} names unknown chapters"

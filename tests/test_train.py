@@ -306,15 +306,10 @@ def test_validation_runs_in_float32_under_bf16_training():
     assert {autocast for training, autocast in model.seen if not training} == {False}
 
 
-def test_checkpoint_keeps_the_cuda_generators_when_cuda_is_available(tmp_path, monkeypatch):
+def test_checkpoint_keeps_the_cuda_generators_when_cuda_is_available(tmp_path, fake_cuda_generators):
     from seqmi.train import CHECKPOINT_FILE
 
-    states = [torch.arange(8, dtype=torch.uint8)]
-    restored = []
-    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
-    monkeypatch.setattr(torch.cuda, "get_rng_state_all", lambda: states)
-    monkeypatch.setattr(torch.cuda, "set_rng_state_all", restored.append)
+    restored = fake_cuda_generators([torch.arange(8, dtype=torch.uint8)])
     config = TrainConfig(lr=0.01, batch_size=16, max_epochs=3, restarts=1, seed=3)
 
     def stop(record):

@@ -169,7 +169,7 @@ def test_picking_cuda_sets_ieee_float32(monkeypatch):
     assert len(calls) == 2
 
 
-def test_cuda_generator_state_is_saved_and_restored_only_with_cuda(monkeypatch):
+def test_cuda_generator_state_is_saved_and_restored_only_with_cuda(monkeypatch, fake_cuda_generators):
     torch = pytest.importorskip("torch")
     from seqmi.device import cuda_rng_state, restore_cuda_rng_state
 
@@ -177,11 +177,7 @@ def test_cuda_generator_state_is_saved_and_restored_only_with_cuda(monkeypatch):
     assert cuda_rng_state() == {}
     restore_cuda_rng_state({"cuda_rng": [torch.zeros(4, dtype=torch.uint8)]})  # no GPU: left alone
     states = [torch.arange(4, dtype=torch.uint8)]
-    restored = []
-    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
-    monkeypatch.setattr(torch.cuda, "get_rng_state_all", lambda: states)
-    monkeypatch.setattr(torch.cuda, "set_rng_state_all", restored.append)
+    restored = fake_cuda_generators(states)
     assert cuda_rng_state() == {"cuda_rng": states}
     restore_cuda_rng_state({"torch_rng": None})  # a checkpoint written without a GPU
     assert restored == []

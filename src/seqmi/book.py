@@ -48,7 +48,7 @@ from typing import Any
 import yaml
 
 from seqmi.claims import scoreboard
-from seqmi.report import PROFILE_ENV, PROFILES_FILE, PROVENANCE_FILE, RESULTS_FILE, ROOT_ENV
+from seqmi.report import PROFILE_ENV, PROVENANCE_FILE, RESULTS_FILE, ROOT_ENV, profile_parameters, profile_table
 
 # quick: the parameters cells, for CI and laptops; reference: sized to decide the
 # trained-model claims on 2 CPU cores; full: the papers' scale, on one GPU
@@ -213,8 +213,7 @@ def profile_overrides(root: Path, chapter: str, profile: str) -> dict[str, Any]:
         raise BookError(f"unknown profile {profile!r}; allowed: {', '.join(PROFILES)}")
     if profile == "quick":
         return {}
-    table = yaml.safe_load((root / PROFILES_FILE).read_text()) or {}
-    return dict((table.get(profile) or {}).get(chapter) or {})
+    return profile_parameters(profile_table(root), profile, chapter)
 
 
 def check_overrides(root: Path, chapter: str, overrides: dict[str, Any], source: str = "profile") -> dict[str, Any]:
@@ -321,12 +320,12 @@ def describe_parameters(root: Path, chapter: str) -> str:
     One line per parameter: ``name: type (default LITERAL)  comment``, then the allowed
     values and the value each other profile sets.
     """
-    table = yaml.safe_load((root / PROFILES_FILE).read_text()) or {}
+    table = profile_table(root)
+    sizes = {name: profile_parameters(table, name, chapter) for name in table}
     lines = [f"Parameters of {chapter} ({chapter_path(root, chapter).relative_to(root)}):"]
     for p in declared_parameters(read_chapter(root, chapter)).values():
         lines.append(f"  {p.name}: {p.type} (default {p.literal})  {p.help}")
-        profiles = [f"{name}: {((table.get(name) or {}).get(chapter) or {})[p.name]!r}"
-                    for name in table if p.name in ((table.get(name) or {}).get(chapter) or {})]
+        profiles = [f"{name}: {values[p.name]!r}" for name, values in sizes.items() if p.name in values]
         lines.append(f"      allowed: {p.allowed()}" + (f"; {', '.join(profiles)}" if profiles else ""))
     return "\n".join(lines)
 
@@ -525,7 +524,7 @@ def run_box(root: Path, chapter: str, profile: str, out: Path | None = None) -> 
         The folder :func:`execute` wrote into; ``_build/<profile>`` by default.
     """
     out = out or build_dir(root, profile)
-    table = yaml.safe_load((root / PROFILES_FILE).read_text()) or {}
+    table = profile_table(root)
     short = chapter.split("_", 1)[0]
     rows = ["| profile | command | recorded run | GPU |", "| --- | --- | --- | --- |"]
     for name in [p for p in PROFILES if p == "quick" or chapter in (table.get(p) or {})]:
@@ -678,7 +677,7 @@ def section_notebook(root: Path, chapter: str, section: str) -> Any:
 
 
 def execute_section(root: Path, profile: str, chapter: str, section: str,
-                    extra: dict[str, Any] | None = None, out: Path | None = None) -> tuple[Path, dict[str, Any], float]:
+                    extra: dict[str, Any] | None = None, out: Path | None = None) -> Path:
     """Execute one section of a chapter at a profile, without touching any recording.
 
     The section (:func:`section_notebook`) runs with the profile's parameters and
@@ -691,12 +690,9 @@ def execute_section(root: Path, profile: str, chapter: str, section: str,
 
     Returns
     -------
-    out : Path
-        The folder the section wrote to.
-    parameters : dict
-        The parameters it ran with (``out_dir`` included).
-    wall : float
-        Its wall time in seconds.
+    Path
+        The folder the section wrote to (its parameters and wall time are in its
+        ``provenance.json``).
     """
     import papermill
 
@@ -714,10 +710,9 @@ def execute_section(root: Path, profile: str, chapter: str, section: str,
     start = time.perf_counter()
     papermill.execute_notebook(notebook, str(out / "executed.ipynb"), parameters=parameters, cwd=str(root),
                                kernel_name="python3", progress_bar=False)
-    wall = time.perf_counter() - start
-    provenance = _provenance(commit, profile, parameters, wall)
+    provenance = _provenance(commit, profile, parameters, time.perf_counter() - start)
     (out / PROVENANCE_FILE).write_text(json.dumps(provenance, indent=2) + "\n")
-    return out, parameters, wall
+    return out
 
 
 def record_section(root: Path, profile: str, chapter: str, section: str, out: Path | None = None) -> Path:
@@ -732,8 +727,7 @@ def record_section(root: Path, profile: str, chapter: str, section: str, out: Pa
     Path
         The updated ``results.json``.
     """
-    out, _, _ = execute_section(root, profile, chapter, section, out=out)
-    return merge_section(root, profile, chapter, section, out)
+    return merge_section(root, profile, chapter, section, execute_section(root, profile, chapter, section, out=out))
 
 
 def merge_section(root: Path, profile: str, chapter: str, section: str, executed: Path) -> Path:
@@ -903,7 +897,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.device:
                 extra["device"] = args.device
             if args.section:
-                out = execute_section(root, args.profile, _one_chapter(root, args.only), args.section, extra)[0]
+                out = execute_section(root, args.profile, _one_chapter(root, args.only), args.section, extra)
                 print(f"section executed into {out.relative_to(root)}")
                 return 0
             manifest = execute(root, args.profile, args.only, extra)

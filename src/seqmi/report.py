@@ -147,6 +147,16 @@ def recorded_dirs(chapter: str, root: str | os.PathLike | None = None) -> list[P
             if (base / "results" / p / chapter / RESULTS_FILE).is_file()]
 
 
+def profile_table(root: Path) -> dict[str, Any]:
+    """``notebooks/profiles.yml`` under ``root``: ``{profile: {chapter: {parameter: value}}}``."""
+    return yaml.safe_load((root / PROFILES_FILE).read_text()) or {}
+
+
+def profile_parameters(table: dict[str, Any], profile: str, chapter: str) -> dict[str, Any]:
+    """What ``profile`` of a :func:`profile_table` sets for ``chapter`` (empty when nothing)."""
+    return dict((table.get(profile) or {}).get(chapter) or {})
+
+
 def stale_parameters(folder: Path, root: Path) -> list[str]:
     """The parameters of today's profile that a recorded run ran with other values.
 
@@ -159,8 +169,7 @@ def stale_parameters(folder: Path, root: Path) -> list[str]:
     profile, chapter = folder.parent.name, folder.name
     if not (root / PROFILES_FILE).is_file():  # a book without profiles has no sizes to be stale against
         return []
-    table = yaml.safe_load((root / PROFILES_FILE).read_text()) or {}
-    today = (table.get(profile) or {}).get(chapter) or {}
+    today = profile_parameters(profile_table(root), profile, chapter)
     prov_path = folder / PROVENANCE_FILE
     provenance = json.loads(prov_path.read_text()) if prov_path.is_file() else {}
     # sections recorded later ran with the profile of their day (seqmi.book.merge_section)

@@ -611,7 +611,7 @@ def _text_claims(r: dict[str, Any]) -> list[Claim]:
 def _two_point_claim(r: dict[str, Any]) -> Claim:
     tp = r["text_two_point"]
     lags, mi = np.asarray(tp["lags"], dtype=float), np.asarray(tp["mi"], dtype=float)
-    sel = lags >= tp["min_lag"]
+    floor = mi[lags >= tp["min_lag"]].min()
     scale = f"{profile_of(r)}: {tp['chars']:,} KJV characters, d = {tp['min_lag']}..{int(lags.max())}"
     detail = f"α = {tp['alpha']:.3f}, C = {tp['offset']:.1e}, r² = {tp['r2']:.3f}"
     if "alpha_jack_ci" in tp:
@@ -621,11 +621,10 @@ def _two_point_claim(r: dict[str, Any]) -> Claim:
                 "C's interval inside (0, min I) (one reaching past either end: inconclusive), and r² > 0.9 "
                 "on the log scale")
         scale += f", jackknife over {tp['n_jackknife']} blocks"
-        detail += f"; C ∈ [{offset_ci[0]:.1e}, {offset_ci[1]:.1e}], min I = {mi[sel].min():.1e}"
+        detail += f"; C ∈ [{offset_ci[0]:.1e}, {offset_ci[1]:.1e}], min I = {floor:.1e}"
     else:  # recorded before the jackknife: the interval holds C fixed
         alpha_ci, offset_ci = tp["alpha_ci"], [tp["offset"], tp["offset"]]
         rule = "α's interval (given C) above 0, a fitted bias 0 < C < min I, and r² > 0.9 on the log scale"
-    floor = mi[sel].min()
     offset_part = ("reproduced" if 0 < offset_ci[0] and offset_ci[1] < floor else
                    "not reproduced" if offset_ci[1] <= 0 or offset_ci[0] >= floor else "inconclusive")
     parts = [decide(alpha_ci, 0.0, claim_above=True), offset_part, "reproduced" if tp["r2"] > 0.9 else "not reproduced"]
