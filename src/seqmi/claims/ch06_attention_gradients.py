@@ -250,8 +250,8 @@ def _task_claims(r: dict[str, Any]) -> list[Claim]:
     else:
         out.append(_accuracy(
             "kerg2020.table5.denoise", denoise_source, statement, long_run["accuracy"],
-            eval_symbols, f"Adam lr {long_run['lr']:g}, tanh, width {long_run['hidden']} instead of Table 7's "
-            "optimiser, rate and non-linearity (the authors' code: RMSprop or Adam at 2e-4 to 1e-3, width 128)",
+            eval_symbols, f"Adam lr {long_run['lr']:g} and tanh (width {long_run['hidden']}) instead of Table 7's "
+            "optimiser, rate and non-linearity (the authors' code: RMSprop or Adam at 2e-4 to 1e-3)",
             f"{profile_of(r)}: RelRNN alone from scratch at T = {long_run['length']}, width {long_run['hidden']}, "
             f"Adam lr {long_run['lr']:g}, batch {run['batch']}, at most {long_run['max_steps']:,} updates "
             "(stops at 99%)",
