@@ -21,7 +21,7 @@ from seqmi.models.attentive_rnn import TaskModel
 from seqmi.models.lm import RNNLM
 from seqmi.info import two_point_mi
 from seqmi.sweep import Budget, OutOfTime
-from seqmi.train import Sequences, TrainConfig
+from seqmi.train import Sequences, TrainConfig, converged
 
 TINY = GaussianSettings(token_dim=2, layers=1, heads=2, max_len=16, d_state=2, steps=3, batch=2, warmup=1,
                         lr=1e-3, n_eval=2, seed=0)
@@ -125,15 +125,18 @@ def test_denoise_point_keeps_one_curve_point_per_evaluation():
 # ---------------------------------------------------------------- chapter 03
 
 BINARY = ch03.BinarySettings(n_train=20, n_valid=10, length=16, mi_amplitude=0.1, mi_exponent=0.4, n_generate=10,
-                             threshold=1e-3, max_epochs=2, patience=1, restarts=1, transformer_epochs=2, rnn_lr=0.01, lstm_lr=0.01,
+                             threshold=1e-3, max_epochs=2, patience=1, seeds=1, transformer_epochs=2, rnn_lr=0.01, lstm_lr=0.01,
                              transformer_lr=0.003, seed=0)
-TEXT = ch03.TextSettings(train_chars=4000, generate=64, sample_sets=2, row=32, max_lag=8, patience=1, restarts=1, seed=0)
+TEXT = ch03.TextSettings(train_chars=4000, generate=64, sample_sets=2, row=32, max_lag=8, patience=1, seeds=1, seed=0)
 TIMING = ("tokens_per_s", "sample_s")
 
 
 def measured(record):
-    """A model's record without its timings (they differ from run to run)."""
-    return {k: v for k, v in record.items() if k not in TIMING}
+    """A model's record without its timings (they differ from run to run), its seeds' too."""
+    out = {k: v for k, v in record.items() if k not in TIMING}
+    if "seeds" in out:
+        out["seeds"] = [measured(s) for s in out["seeds"]]
+    return out
 
 
 def test_decay_fits_tell_exponential_from_power_law():
@@ -176,11 +179,35 @@ def test_run_family_measures_every_model():
                           sample_length=32, max_lag=20, threshold=1e-3, head_tokens=5)
     wide, narrow = rec["models"]
     assert rec["train_s"] > 0 and len(wide["mi"]) == 20 and len(wide["head"]) == 5
-    assert wide["state_floats"] == 8 and narrow["state_floats"] == 4 and wide["epochs"] == [3]
-    assert {"xi", "xi_ci", "gamma", "val_loss", "tokens_per_s", "sample_s", "params"} <= set(wide)
+    assert wide["state_floats"] == 8 and narrow["state_floats"] == 4 and wide["epochs"] == 3
+    assert {"xi", "xi_ci", "gamma", "val_loss", "tokens_per_s", "sample_s", "params", "converged"} <= set(wide)
+    assert wide["seeds"] == [{k: wide[k] for k in wide["seeds"][0]}] and wide["best_seed"] == 0
     with pytest.raises(ValueError, match="2 sample seeds for 1 configs"):
         ch03.run_family(makers[0], Sequences(x[:60], x[60:]), configs[:1], sample_seeds=[0, 1], n_samples=5,
                         sample_length=32, max_lag=20, threshold=1e-3)
+
+
+def test_run_family_trains_and_measures_every_seed():
+    rng = np.random.default_rng(0)
+    x = (np.cumsum(rng.random((80, 32)) < 0.1, axis=1) % 2).astype(np.int64)
+    config = TrainConfig(lr=0.02, batch_size=20, max_epochs=3, patience=1, restarts=1, seed=7)
+    rec = ch03.run_family(lambda: RNNLM(2, 4, 1, "lstm", embed_dim=2), Sequences(x[:60], x[60:]), [config],
+                          sample_seeds=[0], n_samples=30, sample_length=32, max_lag=10, threshold=1e-3,
+                          seeds=3)["models"][0]
+    seeds = rec["seeds"]
+    assert len(seeds) == 3 and len({s["val_loss"] for s in seeds}) == 3, "each seed its own weights"
+    assert len({tuple(s["mi"]) for s in seeds}) == 3, "each seed its own samples"
+    assert rec["best_seed"] == int(np.argmin(rec["seed_val_losses"])) and rec["mi"] == seeds[rec["best_seed"]]["mi"]
+    for s in seeds:
+        assert len(s["val_history"]) == s["epochs"] and s["stopped"] in ("epochs", "patience")
+        assert s["converged"] == converged(s["val_history"], s["stopped"])
+    # a seed's model does not depend on how many seeds train beside it
+    alone = ch03.run_family(lambda: RNNLM(2, 4, 1, "lstm", embed_dim=2), Sequences(x[:60], x[60:]), [config],
+                            sample_seeds=[0], n_samples=30, sample_length=32, max_lag=10, threshold=1e-3)["models"][0]
+    assert alone["val_loss"] == seeds[0]["val_loss"] and alone["mi"] == seeds[0]["mi"]
+    with pytest.raises(ValueError, match="seeds"):
+        ch03.run_family(lambda: RNNLM(2, 4, 1, "lstm", embed_dim=2), Sequences(x[:60], x[60:]), [config],
+                        sample_seeds=[0], n_samples=30, sample_length=32, max_lag=10, threshold=1e-3, seeds=0)
 
 
 def test_sample_sets_keep_the_first_set_and_add_independent_ones():
@@ -281,7 +308,7 @@ def test_more_generated_sequences_measure_the_trained_checkpoint_again(tmp_path)
 def test_text_training_specs_leave_out_the_measurement_only():
     char = ch03.CharSettings(TEXT, window=16, epochs=1, lstm_batch=4, transformer_batch=8, transformer_lr=0.003)
     spec = ch03.training_spec(char)
-    assert spec["text"] == {"train_chars": 4000, "patience": 1, "restarts": 1, "seed": 0}  # no device
+    assert spec["text"] == {"train_chars": 4000, "patience": 1, "seeds": 1, "seed": 0}  # no device
     assert spec == ch03.training_spec(replace(char, text=replace(TEXT, generate=640, row=64, max_lag=16,
                                                                  sample_sets=5)))
 

@@ -8,7 +8,8 @@ import pytest
 import torch
 
 from seqmi.models.lm import RNNLM, TransformerLM
-from seqmi.train import Sequences, Stream, TrainConfig, evaluate, init_seed, lr_factor, order_rng, train
+from seqmi.train import (Sequences, Stream, TrainConfig, converged, evaluate, init_seed, lr_factor, order_rng,
+                         train)
 
 
 def copy_task(n, length, seed):
@@ -323,3 +324,27 @@ def test_checkpoint_keeps_the_cuda_generators_when_cuda_is_available(tmp_path, f
     assert saved["torch_rng"].dtype == torch.uint8
     train(make_lstm, DATA, config, device="cpu", checkpoint_dir=tmp_path, progress=False)
     assert [[s.tolist() for s in r] for r in restored] == [[list(range(8))]]
+
+
+def test_converged_asks_for_early_stopping_or_a_stalled_metric():
+    assert converged([2.0, 1.5, 1.4], "patience")
+    # 1.4 -> 1.395 over the last two evaluations: 0.36% of 1.4, under the 1% tolerance
+    assert converged([2.0, 1.4, 1.398, 1.395], "epochs")
+    assert not converged([2.0, 1.6, 1.5, 1.45], "epochs"), "still improving 9% over two epochs"
+    assert not converged([2.0, 1.9], "epochs"), "too short to tell"
+    assert not converged([2.0, 1.5, float("nan"), 1.4], "epochs")
+    assert converged([2.0, 1.6, 1.5, 1.45], "epochs", window=1, tol=0.04)
+    with pytest.raises(ValueError, match="window"):
+        converged([1.0, 1.0], "epochs", window=0)
+
+
+def test_train_family_reports_why_every_restart_stopped():
+    rng = np.random.default_rng(1)
+    x = (rng.random((40, 16)) < 0.5).astype(np.int64)
+    result = train(lambda: RNNLM(2, 4, 1, "lstm", embed_dim=2), Sequences(x[:30], x[30:]),
+                   TrainConfig(lr=0.02, batch_size=10, max_epochs=2, patience=5, restarts=2, seed=0), progress=False)
+    assert result.stop_reasons == ["epochs", "epochs"]
+    # noise data: the validation loss stops improving, and patience 1 ends the run early
+    noisy = train(lambda: RNNLM(2, 4, 1, "lstm", embed_dim=2), Sequences(x[:30], x[30:]),
+                  TrainConfig(lr=0.05, batch_size=10, max_epochs=60, patience=1, restarts=1, seed=0), progress=False)
+    assert noisy.stop_reasons == ["patience"] and noisy.epochs[0] < 60

@@ -211,6 +211,9 @@ class TrainResult:
         Best metric of every restart.
     epochs : list of int
         Epochs run by every restart (the last one may be partial).
+    stop_reasons : list of str or None
+        Why every restart stopped (:attr:`Member.stopped`: ``"epochs"``, ``"patience"``,
+        ``"target"``); ``None`` where its checkpoint predates the field.
     tokens_per_s : float
         Training throughput: tokens (or other loss weights) through forward+backward per
         second of training, the time of a step shared by the models trained together in it
@@ -249,6 +252,7 @@ class TrainResult:
     wall_s: float
     device: str
     amp: bool
+    stop_reasons: list[str | None] = field(default_factory=list)
     history: list[dict[str, Any]] = field(default_factory=list)
     step_losses: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
     seconds_per_step: float = float("nan")
@@ -615,7 +619,8 @@ def member_result(member: Member, *, device: DeviceLike, amp: bool = False, wall
         model=member.model, best_val_loss=float(member.best) if member.eval_metric else float("nan"),
         best_restart=0, restart_val_losses=[float(member.best) if member.eval_metric else float("nan")],
         epochs=[member.epoch], tokens_per_s=member.tokens / busy if busy > 0 else float("nan"),
-        wall_s=wall_s, device=str(resolve_device(device)), amp=amp, history=history or [],
+        wall_s=wall_s, stop_reasons=[member.stopped], device=str(resolve_device(device)), amp=amp,
+        history=history or [],
         step_losses=np.asarray(member.step_losses, dtype=np.float64),
         seconds_per_step=busy / member.step if member.step else float("nan"),
         eval_steps=np.asarray(member.eval_steps, dtype=np.int64),
@@ -843,6 +848,43 @@ def fit_checkpointed(members: Sequence[Member], task: Task, checkpoint_dir: str 
         on_step=hook if task.batches.replayable else None)
 
 
+CONVERGE_EPOCHS = 2  # the window of :func:`converged`, in evaluations (epochs)
+CONVERGE_TOL = 0.01  # ... and the relative improvement of the best metric below which it stalled
+
+
+def converged(eval_metric: Sequence[float], stop_reason: str | None, window: int = CONVERGE_EPOCHS,
+              tol: float = CONVERGE_TOL) -> bool:
+    """Whether a run had converged when it stopped (lower metric is better).
+
+    It converged when early stopping ended it (``stop_reason == "patience"``), or when
+    its best metric improved by less than ``tol`` (relative) over its last ``window``
+    evaluations: a run stopped by its epoch limit while still improving faster than that
+    did not converge, whatever its schedule had done to the learning rate.
+
+    Parameters
+    ----------
+    eval_metric : sequence of float
+        The run's evaluations in order (one per epoch for the language-model task).
+    stop_reason : str or None
+        :attr:`Member.stopped` (``TrainResult.stop_reasons``).
+    window : int
+    tol : float
+
+    Returns
+    -------
+    bool
+    """
+    check_int("window", window, 1)
+    check_float("tol", tol, 0.0)
+    if stop_reason == "patience":
+        return True
+    values = np.asarray(eval_metric, dtype=float)
+    if values.size <= window or not np.isfinite(values).all():
+        return False
+    before, best = float(values[:-window].min()), float(values.min())
+    return (before - best) <= tol * abs(before)
+
+
 def init_seed(config: TrainConfig, restart: int) -> int:
     """The torch seed under which restart ``restart`` of ``config`` is built."""
     return child_seed(config.seed, "restart", restart)
@@ -994,7 +1036,8 @@ def train_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.
             if task.batches.replayable and (ckpt_path is not None or budget is not None) else None,
             desc=f"run {group[0][1] + 1}/{configs[c0].restarts}" if len(group) == 1 else f"{len(group)} runs")
         for (c, r), m in zip(group, members):
-            summary = {"best": m.best, "best_state": m.best_state, "epochs": m.epoch, "tokens": m.tokens,
+            summary = {"best": m.best, "best_state": m.best_state, "epochs": m.epoch, "stopped": m.stopped,
+                       "tokens": m.tokens,
                        "busy_s": m.busy_s, "step_losses": m.step_losses, "eval_steps": m.eval_steps,
                        "eval_metric": m.eval_metric, "steps_to_target": m.steps_to_target}
             # only the best restart's weights are kept: memory stays one model per config
@@ -1022,6 +1065,7 @@ def train_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.
             restart_val_losses=[float(f["best"]) for f in runs], epochs=[int(f["epochs"]) for f in runs],
             tokens_per_s=sum(f["tokens"] for f in runs) / busy if busy > 0 else float("nan"),
             wall_s=time.perf_counter() - start_time, device=str(device), amp=amps[c],
+            stop_reasons=[f.get("stopped") for f in runs],
             history=[h for h in history if h["config"] == c],
             step_losses=np.asarray(kept["step_losses"], dtype=np.float64),
             seconds_per_step=kept["busy_s"] / len(kept["step_losses"]) if kept["step_losses"] else float("nan"),

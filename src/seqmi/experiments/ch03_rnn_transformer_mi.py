@@ -4,9 +4,9 @@ Shen's method is black-box: train a model, let it generate from its start state,
 measure the two-point mutual information ``I(tau)`` of what it writes, summarised by the
 correlation length ``xi`` of an exponential fit (:func:`decay_fits`). A sweep point here
 is a *family* ``(kind, widths, depth)``: the models of one kind and depth at several
-widths, every restart of every width trained in one :func:`seqmi.train.train_family`
-call (each exactly as it would be alone), then each width's best model sampled and
-measured (:func:`run_family`). Three sweeps use it:
+widths, every independently seeded model of every width trained in one
+:func:`seqmi.train.train_family` call (each exactly as it would be alone), then every
+model sampled and measured (:func:`run_family`). Three sweeps use it:
 
 - :func:`binary_point`: binary sequences with a power-law ``I(tau)`` (Sec. 4.2.1);
 - :func:`char_point`: character-level models of the KJV (Sec. 4.2.2);
@@ -16,8 +16,8 @@ A point rebuilds its data from its settings (:func:`binary_data`, :func:`char_co
 :func:`word_corpus`, cached per process), so that a Dask worker receives only the point
 and a small frozen settings record. Every random stream is a
 :func:`~seqmi.rng.child_seed` of the chapter's seed named after what it seeds: the data,
-and per model ``(kind, width, depth)`` its training (the restarts' weights and data
-order) and its sampler. A model's numbers therefore do not depend on the family it is
+and per model ``(kind, width, depth)`` its training (every seed's weights and data
+order, :func:`seed_config`) and its sampler. A model's numbers therefore do not depend on the family it is
 trained in.
 """
 
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache, partial
 from typing import Any
 
@@ -42,7 +42,7 @@ from seqmi.models.lm import RNNLM, TransformerLM
 from seqmi.models.wordchar import CharLevelSampler, add_lstm_dropout
 from seqmi.rng import child_seed
 from seqmi.sweep import Budget, current_budget, describe, unkeyed
-from seqmi.train import Sequences, Stream, TrainConfig, train_family
+from seqmi.train import Sequences, Stream, TrainConfig, TrainResult, converged, train_family
 from seqmi.validate import check_choice, check_int
 
 #: A trained model of a sweep, ``(kind, width, depth)``.
@@ -224,26 +224,31 @@ def set_gaps(mi_sets: Sequence[ArrayLike], refs: Sequence[ArrayLike], keep: Arra
 
 def run_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.Module]],
                data: Sequences | Stream, configs: Sequence[TrainConfig], *, sample_seeds: Sequence[int],
-               n_samples: int, sample_length: int, max_lag: int, threshold: float, device: DeviceLike = "cpu",
-               checkpoint_dir: str | None = None, budget: Budget | None = None,
+               n_samples: int, sample_length: int, max_lag: int, threshold: float, seeds: int = 1,
+               device: DeviceLike = "cpu", checkpoint_dir: str | None = None, budget: Budget | None = None,
                head_tokens: int = 0, n_boot: int = 0, sample_sets: int = 1,
                progress: bool = False) -> dict[str, Any]:
-    """Train a family of models, sample from each, estimate and fit the two-point MI of the samples.
+    """Train ``seeds`` models per config, sample from each, estimate and fit the two-point MI of the samples.
 
     Parameters
     ----------
     make_model, data, configs
-        Passed to :func:`seqmi.train.train_family`: one model per config, the best of
-        its restarts.
+        As for :func:`seqmi.train.train_family`, one builder and one recipe per model;
+        each config is trained ``seeds`` times, every run a config of its own with one
+        restart and the seed :func:`seed_config` gives it, all in one family.
     sample_seeds : sequence of int
-        The sampler's seed of each config's model.
+        The sampler's seed of each config's model (run ``s`` samples under
+        ``child_seed(seed, "seed", s)``).
     n_samples, sample_length : int
-        Unconditionally generated sequences per model (rows are independent: pairs never
-        cross rows).
+        Unconditionally generated sequences per trained model (rows are independent: pairs
+        never cross rows).
     max_lag : int
         ``I(tau)`` is estimated for ``tau = 1..max_lag`` (Grassberger estimator).
     threshold : float
         Fits use the points with ``I > threshold``.
+    seeds : int
+        Independently trained models per config (their own weights and data order): the
+        replicates of every claim about an architecture.
     device : str or torch.device
     checkpoint_dir : str, optional
         Training checkpoints (resumable).
@@ -253,14 +258,15 @@ def run_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.Mo
         family trained by then is not measured (:class:`~seqmi.sweep.OutOfTime`: the
         next run measures it from its checkpoint), so that the measurement fits the budget.
     head_tokens : int
-        How many tokens of each model's first sample to keep (text passages).
+        How many tokens of the best model's first sample to keep (text passages).
     n_boot : int
         Bootstrap replicates over the sampled rows for the fits' intervals
         (:func:`decay_fits`); 0: the regression intervals.
     sample_sets : int
-        Independent sets of ``n_samples`` rows drawn from each model; the first is the one
-        measured and fitted, and with more than one, ``mi_sets`` holds every set's curve:
-        the spread of a statistic over the sets is its sampling error (:func:`set_gaps`).
+        Independent sets of ``n_samples`` rows drawn from each trained model; the first is
+        the one measured and fitted, and with more than one, ``mi_sets`` holds every set's
+        curve: the spread of a statistic over the sets is its sampling error
+        (:func:`set_gaps`).
     progress : bool
         Show the training progress bars.
 
@@ -269,45 +275,78 @@ def run_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.Mo
     dict
         JSON-ready: ``train_s``, the family's training wall time in this call (near 0 when
         its checkpoint holds the finished training), ``train_busy_s``, its training compute
-        over every run that trained it (``busy_s`` of :class:`seqmi.train.TrainResult`), and ``models``, one
-        record per config: ``mi``, fits (:func:`decay_fits`), validation loss, epochs,
-        restart losses, parameter count, history state size, training throughput,
-        sampling time, device, bf16 autocast, ``head`` (the first ``head_tokens``
-        sampled tokens), and with ``sample_sets > 1`` ``mi_sets``.
+        over every run that trained it, and ``models``, one record per config: ``seeds``,
+        one record per trained model (:func:`_measure`: ``mi``, fits, ``mi_sets`` with
+        ``sample_sets > 1``, validation loss and its history, epochs, why it stopped,
+        ``converged`` by :func:`seqmi.train.converged`, sampling time), and, for the
+        paper's reading (the best of its restarts on validation), the fields of the
+        model with the lowest validation loss, its index ``best_seed``, every model's
+        validation loss (``seed_val_losses``), parameter count, history state size,
+        training throughput, device, bf16 autocast and ``head`` (its first
+        ``head_tokens`` sampled tokens).
     """
     if len(sample_seeds) != len(configs):
         raise ValueError(f"got {len(sample_seeds)} sample seeds for {len(configs)} configs")
+    check_int("seeds", seeds, 1)
     check_int("sample_sets", sample_sets, 1)
+    makers = [make_model] * len(configs) if callable(make_model) else list(make_model)
+    runs = [(c, s) for c in range(len(configs)) for s in range(seeds)]
     start = time.perf_counter()
-    results = train_family(make_model, data, configs, device=device, checkpoint_dir=checkpoint_dir,
-                           progress=progress, budget=budget)
+    results = train_family([makers[c] for c, _ in runs], data, [seed_config(configs[c], s) for c, s in runs],
+                           device=device, checkpoint_dir=checkpoint_dir, progress=progress, budget=budget)
     train_s = time.perf_counter() - start
     if budget is not None:
         budget.check_training()
+    measured = [_measure(result, child_seed(sample_seeds[c], "seed", s), n_samples, sample_length, max_lag,
+                         threshold, n_boot, sample_sets, head_tokens)
+                for (c, s), result in zip(runs, results)]
     models = []
-    for result, seed in zip(results, sample_seeds):
-        model = result.model
-        start = time.perf_counter()
-        samples = model.sample(n_samples, sample_length, seed=seed)
-        sample_s = time.perf_counter() - start
-        if n_boot:
-            mi, replicates = two_point_mi_bootstrap(samples, max_lag, n_boot, min(BOOTSTRAP_BLOCKS, n_samples),
-                                                    seed=child_seed(seed, "bootstrap"))
-        else:
-            mi, replicates = two_point_mi(samples, max_lag), None
-        # the first set keeps the sampler's seed, so its numbers do not depend on sample_sets
-        more = [two_point_mi(model.sample(n_samples, sample_length, seed=child_seed(seed, "set", k)), max_lag)
-                for k in range(1, sample_sets)]
+    for c in range(len(configs)):
+        mine = [i for i, (c2, _) in enumerate(runs) if c2 == c]
+        records = [measured[i][0] for i in mine]
+        best = int(np.argmin([r["val_loss"] for r in records]))
+        result = results[mine[best]]
         models.append({
-            "mi": mi.tolist(), **decay_fits(mi, threshold, replicates),
-            **({"mi_sets": [mi.tolist()] + [m.tolist() for m in more]} if sample_sets > 1 else {}),
-            "val_loss": result.best_val_loss, "restart_val_losses": result.restart_val_losses,
-            "epochs": result.epochs, "params": sum(p.numel() for p in model.parameters()),
-            "state_floats": model.history_state_size(sample_length), "tokens_per_s": result.tokens_per_s,
-            "sample_s": sample_s, "device": result.device, "amp": result.amp,
-            "head": samples[0, :head_tokens].tolist(),
+            **records[best], "best_seed": best, "seed_val_losses": [r["val_loss"] for r in records],
+            "seeds": records, "params": sum(p.numel() for p in result.model.parameters()),
+            "state_floats": result.model.history_state_size(sample_length),
+            "tokens_per_s": float(np.nanmean([results[i].tokens_per_s for i in mine])),
+            "device": result.device, "amp": result.amp, "head": measured[mine[best]][1],
         })
     return {"train_s": train_s, "train_busy_s": sum(r.busy_s for r in results), "models": models}
+
+
+def seed_config(config: TrainConfig, seed: int) -> TrainConfig:
+    """Independent model ``seed`` of a recipe: one restart under ``child_seed(config.seed, "seed", seed)``."""
+    check_int("seed", seed, 0)
+    return replace(config, seed=child_seed(config.seed, "seed", seed), restarts=1)
+
+
+def _measure(result: TrainResult, sample_seed: int, n_samples: int, sample_length: int, max_lag: int,
+             threshold: float, n_boot: int, sample_sets: int,
+             head_tokens: int) -> tuple[dict[str, Any], list[int]]:
+    """One trained model's record (see :func:`run_family`) and the first ``head_tokens`` of its first sample."""
+    model = result.model
+    start = time.perf_counter()
+    samples = model.sample(n_samples, sample_length, seed=sample_seed)
+    sample_s = time.perf_counter() - start
+    if n_boot:
+        mi, replicates = two_point_mi_bootstrap(samples, max_lag, n_boot, min(BOOTSTRAP_BLOCKS, n_samples),
+                                                seed=child_seed(sample_seed, "bootstrap"))
+    else:
+        mi, replicates = two_point_mi(samples, max_lag), None
+    # the first set keeps the sampler's seed, so its numbers do not depend on sample_sets
+    more = [two_point_mi(model.sample(n_samples, sample_length, seed=child_seed(sample_seed, "set", k)), max_lag)
+            for k in range(1, sample_sets)]
+    history = [float(v) for v in result.eval_metric]
+    record = {
+        "mi": mi.tolist(), **decay_fits(mi, threshold, replicates),
+        **({"mi_sets": [mi.tolist()] + [m.tolist() for m in more]} if sample_sets > 1 else {}),
+        "val_loss": result.best_val_loss, "val_history": history, "epochs": result.epochs[0],
+        "stopped": result.stop_reasons[0], "converged": converged(history, result.stop_reasons[0]),
+        "sample_s": sample_s,
+    }
+    return record, samples[0, :head_tokens].tolist()
 
 
 def _check_family(point: Family, kinds: Sequence[str]) -> None:
@@ -355,8 +394,10 @@ class BinarySettings:
         Sequences generated per trained model.
     threshold : float
         Fits use the points with ``I(tau)`` above this.
-    max_epochs, patience, restarts : int
-        Stop rule and restarts of every model (:class:`~seqmi.train.TrainConfig`).
+    max_epochs, patience : int
+        Stop rule of every model (:class:`~seqmi.train.TrainConfig`).
+    seeds : int
+        Independently trained models per configuration (:func:`run_family`).
     transformer_epochs : int
         Epoch limit of the Transformers, in place of ``max_epochs``: the length of their
         cosine schedule, which runs to its end unless patience stops it first.
@@ -379,7 +420,7 @@ class BinarySettings:
     threshold: float
     max_epochs: int
     patience: int
-    restarts: int
+    seeds: int
     transformer_epochs: int
     rnn_lr: float
     lstm_lr: float
@@ -411,7 +452,7 @@ def binary_config(kind: str, width: int, depth: int, settings: BinarySettings) -
     """The paper's recipe for a binary model (App. E), seeded per model."""
     seed = child_seed(settings.seed, "binary-train", kind, width, depth)
     stop = {"batch_size": 50, "max_epochs": settings.max_epochs, "patience": settings.patience,
-            "restarts": settings.restarts, "seed": seed}
+            "restarts": 1, "seed": seed}
     if kind == "transformer":
         return TrainConfig(optimizer="adam", lr=settings.transformer_lr, clip=5.0, schedule="cosine",
                            min_lr_ratio=1 / 32, **{**stop, "max_epochs": settings.transformer_epochs})
@@ -443,8 +484,8 @@ def binary_point(point: Family, checkpoint_dir: str | None, settings: BinarySett
         [binary_config(kind, w, depth, settings) for w in widths],
         sample_seeds=[child_seed(settings.seed, "binary-sample", kind, w, depth) for w in widths],
         n_samples=settings.n_generate, sample_length=settings.length, max_lag=settings.length - 1,
-        threshold=settings.threshold, device=settings.device, checkpoint_dir=checkpoint_dir,
-        budget=current_budget(), n_boot=BINARY_BOOTSTRAP)
+        threshold=settings.threshold, seeds=settings.seeds, device=settings.device,
+        checkpoint_dir=checkpoint_dir, budget=current_budget(), n_boot=BINARY_BOOTSTRAP)
 
 
 # ---------------------------------------------------------------- text
@@ -466,8 +507,10 @@ class TextSettings:
     row : int
     max_lag : int
         Largest ``tau`` of the character-level MI.
-    patience, restarts : int
-        Early-stopping patience in epochs, and training runs per model.
+    patience : int
+        Early-stopping patience in epochs.
+    seeds : int
+        Independently trained models per configuration (:func:`run_family`).
     seed : int
         The chapter's seed.
     device : str
@@ -481,7 +524,7 @@ class TextSettings:
     row: int
     max_lag: int
     patience: int
-    restarts: int
+    seeds: int
     seed: int
     device: str = unkeyed("cpu")
 
@@ -636,7 +679,7 @@ def char_config(kind: str, width: int, depth: int, settings: CharSettings) -> Tr
     """The recipe of a character model (App. E.1.2, E.2.2), seeded per model."""
     text = settings.text
     seed = child_seed(text.seed, "char-train", kind, width, depth)
-    stop = {"max_epochs": settings.epochs, "patience": text.patience, "restarts": text.restarts, "seed": seed}
+    stop = {"max_epochs": settings.epochs, "patience": text.patience, "restarts": 1, "seed": seed}
     if kind == "lstm":
         return TrainConfig(optimizer="rmsprop", lr=5e-3, clip=0.25, batch_size=settings.lstm_batch, **stop)
     rows = len(char_corpus(text.train_chars).train) // settings.window
@@ -669,7 +712,7 @@ def word_config(kind: str, width: int, depth: int, settings: WordSettings) -> Tr
     """The recipe of a word model (App. E.1.2: the PyTorch example's SGD; E.2.2), seeded per model."""
     text = settings.text
     seed = child_seed(text.seed, "word-train", kind, width, depth)
-    stop = {"max_epochs": settings.epochs, "patience": text.patience, "restarts": text.restarts, "seed": seed}
+    stop = {"max_epochs": settings.epochs, "patience": text.patience, "restarts": 1, "seed": seed}
     if kind == "word_lstm":
         return TrainConfig(optimizer="sgd", lr=settings.lstm_lr, clip=0.25, batch_size=settings.lstm_batch,
                            schedule="plateau", plateau_factor=4.0, **stop)
@@ -689,7 +732,7 @@ def _text_family(point: Family, level: str, make: Callable[..., nn.Module], data
         [configure(kind, w, depth, settings) for w in widths],
         sample_seeds=[child_seed(text.seed, f"{level}-sample", kind, w, depth) for w in widths],
         n_samples=text.generate // text.row, sample_length=text.row, max_lag=text.max_lag,
-        threshold=TEXT_THRESHOLD, device=text.device, checkpoint_dir=checkpoint_dir,
+        threshold=TEXT_THRESHOLD, seeds=text.seeds, device=text.device, checkpoint_dir=checkpoint_dir,
         budget=current_budget(), head_tokens=HEAD_CHARS, sample_sets=text.sample_sets)
 
 
