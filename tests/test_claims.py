@@ -98,40 +98,48 @@ def _curve(kind, n=100):
     return (0.1 * np.exp(-tau / 20) if kind == "exp" else 0.1 * tau**-0.5).tolist()
 
 
-def _point(xi, lo, hi, params=100, kind="exp", gamma=1.0, gamma_ci=(0.9, 1.1), n_fit=100, form_ci=None):
-    form = form_ci or ([2.0, 3.0] if kind == "exp" else [-3.0, -2.0])  # ln(RSS_pow / RSS_exp): > 0 exponential
-    return {"mi": _curve(kind), "xi": xi, "xi_ci": [lo, hi], "params": params, "gamma": gamma,
-            "gamma_ci": list(gamma_ci), "n_fit_points": n_fit, "form_ci": form}
+def _point(xi, params=100, kind="exp", gamma=0.45, n_fit=100, spread=0.05, n=3, converged=True, form=None):
+    """A binary model of ``n`` seeds: ξ about ``xi`` (relative spread ``spread`` over the seeds)."""
+    form = form if form is not None else (2.5 if kind == "exp" else -2.5)  # ln(RSS_pow / RSS_exp)
+    scatter = np.linspace(-1, 1, n)
+    seeds = [{"xi": xi * (1 + spread * d), "gamma": gamma + 0.01 * d, "n_fit_points": n_fit,
+              "pow_rss": float(np.exp(form + 0.2 * d)), "exp_rss": 1.0, "converged": converged} for d in scatter]
+    return {"mi": _curve(kind), **seeds[0], "params": params, "seeds": seeds}
 
 
-def _sets(mean, spread=0.05, n=4):
-    """``n`` sample-set values with the given mean and a fixed spread (sd ≈ 0.9 · spread)."""
-    return list(mean + spread * np.linspace(-1, 1, n))
+def _seeded(mean, spread=0.05, n=3, sets=4):
+    """``n`` seeds of ``sets`` sample-set gaps each, the seeds' means ``mean ± spread``."""
+    return [[m + 0.01 * k for k in range(sets)] for m in mean + spread * np.linspace(-1, 1, n)]
 
 
-def _ch03(widths=(2, 8), points=None, gains=None):
-    pts = {f"rnn_w{w}_d1": _point(10 + w, 8 + w, 12 + w, params=10 * w) for w in widths}
-    pts.update({f"lstm_w{w}_d1": _point(20 + w, 18 + w, 22 + w, params=40 * w) for w in widths})
-    pts["rnn_w8_d2"] = _point(30, 28, 32, params=300)
-    pts["transformer_w16_d1"] = _point(float("inf"), 900, float("inf"), kind="power", gamma=0.45,
-                                       gamma_ci=(0.4, 0.5))
+def _ch03(widths=(2, 8), points=None, text=None, mid=None):
+    pts = {f"rnn_w{w}_d1": _point(10 + w, params=10 * w) for w in widths}
+    pts.update({f"lstm_w{w}_d1": _point(20 + 2 * w, params=40 * w) for w in widths})
+    pts["rnn_w8_d2"] = _point(30, params=300)
+    pts["transformer_w16_d1"] = _point(float("inf"), kind="power")
     pts.update(points or {})
+    text_gaps = {"lstm 64×1": _seeded(0.7), "transformer 64×1": _seeded(0.85, 0.02), "lstm 64×2": _seeded(0.9),
+                 "word_lstm 64×1": _seeded(0.5), "word_lstm 64×2": _seeded(0.8),
+                 "word_transformer 64×1": _seeded(0.6), "word_transformer 64×2": _seeded(0.3)}
+    text_gaps.update(text or {})
+    text_points = {f"{k.split(' ')[0]}_w64_d{k[-1]}": {"seeds": [{"converged": True}] * 3} for k in text_gaps}
     return {
         "profile": "quick", "n_train": 800, "length": 128, "n_generate": 500, "threshold": 1e-3,
         "data_fit": {"xi": 95.0, "xi_ci": [88.0, 103.0], "gamma": 0.44, "gamma_ci": [0.43, 0.46], "n_fit_points": 100},
-        "points": pts,
+        "points": pts, "convergence": {"window": 2, "tol": 0.01},
         "split_short_range_difference": {"contiguous_valid": [-0.018, 0.005], "contiguous_test": [-0.019, 0.008],
                                          "random_valid": [0.0, 0.009], "random_test": [0.005, 0.009]},
         "split_long_range": {"contiguous": {"valid": 1e-3, "train": 2e-4, "null_mean": 1.1e-3, "null_sd": 7e-5,
                                             "z_valid": -1.0, "z_train": -12.0}},
-        "text_gaps": {"lstm 64×1": _sets(0.7), "transformer 64×1": _sets(0.85, 0.02)},
-        "intermediate_gaps": {"lstm 64×1": _sets(0.66), "word_lstm 64×1": _sets(0.36),
-                              "word_transformer 64×1": _sets(0.68)},
+        "split_long_range_shape": {f"{how}_{part}": _shape(8e-4 if how == "contiguous" else 1e-5)
+                                   for how in ("contiguous", "random") for part in ("valid", "test")},
+        "text_points": text_points, "text_gaps": text_gaps,
+        "intermediate_gaps": {"lstm 64×1": _seeded(0.66), "word_lstm 64×1": _seeded(0.36),
+                              "word_transformer 64×1": _seeded(0.68), **(mid or {})},
         "gap_null": 0.05,
-        "depth_gains": gains if gains is not None else {"lstm 64×1→2": _sets(-0.08, 0.2),
-                                                        "word_lstm 64×1→2": _sets(-0.09, 0.2)},
+        "depth_pairs": ["lstm 64×1→2", "word_lstm 64×1→2", "word_transformer 64×1→2"],
         "samples_floor_dominated": False,
-        "settings": {"restarts": 1, "rnn_widths": list(widths), "rnn_depths": [1, 2], "depth_widths": [8],
+        "settings": {"seeds": 3, "seed": 0, "rnn_widths": list(widths), "rnn_depths": [1, 2], "depth_widths": [8],
                      "transformer_widths": [8, 16], "text_lstm_widths": [64], "word_lstm_widths": [64],
                      "word_transformer_widths": [64], "text_train_chars": 200000, "text_epochs": 2,
                      "word_epochs": 2, "text_generate": 20000, "text_sets": 4, "text_max_lag": 100, "mid_start": 10,
@@ -139,73 +147,107 @@ def _ch03(widths=(2, 8), points=None, gains=None):
     }
 
 
+def _shape(excess, decay=1e-5, se=1e-4):
+    return {"excess": excess, "excess_se": se, "decay": decay, "decay_se": se, "train_decay": 3e-4,
+            "train_decay_se": 2e-5}
+
+
+def test_ch03_split_nonuniformity_is_read_as_shen_states_it():
+    assert _ch03_claim(_ch03(), "shen2019.appD2.split-nonuniform").verdict == "reproduced"
+    # the random split's validation set as large and flat: no difference between the splits
+    both = _ch03()
+    both["split_long_range_shape"]["random_valid"] = _shape(8e-4)
+    c = _ch03_claim(both, "shen2019.appD2.split-nonuniform")
+    assert c.verdict == "not reproduced" and "random_valid: excess +8.0e-04±1.0e-04" in c.detail
+    # larger, but decaying like the training split: not Shen's observation
+    decays = _ch03()
+    decays["split_long_range_shape"] = {k: _shape(8e-4 if k.startswith("contiguous") else 1e-5, decay=5e-4)
+                                        for k in decays["split_long_range_shape"]}
+    assert _ch03_claim(decays, "shen2019.appD2.split-nonuniform").verdict == "not reproduced"
+    old = _ch03()
+    del old["split_long_range_shape"]
+    assert _ch03_claim(old, "shen2019.appD2.split-nonuniform").verdict == "inconclusive"
+
+
 def _ch03_claim(results, cid):
     return claims.by_id(claims.for_chapter("03_rnn_transformer_mi", results), cid)
 
 
-def test_ch03_saturation_needs_widths_above_32():
+def test_ch03_saturation_is_a_change_of_slope_over_seeds():
     c = _ch03_claim(_ch03(), "shen2019.fig1c.rnn-xi-saturates")
-    assert c.verdict == "inconclusive" and "widths above 32" in c.scale
-    # growth 2 -> 32 resolved, the width-128 model's xi under twice the width-32 one's
-    sat = {"rnn_w2_d1": _point(10, 9, 11), "rnn_w32_d1": _point(40, 38, 42), "rnn_w128_d1": _point(45, 43, 47)}
+    assert c.verdict == "inconclusive" and "needs widths 32, two below it and one above it" in c.scale
+    sat = {"rnn_w2_d1": _point(10), "rnn_w32_d1": _point(40), "rnn_w128_d1": _point(42)}
     assert _ch03_claim(_ch03((2, 32, 128), sat), "shen2019.fig1c.rnn-xi-saturates").verdict == "reproduced"
-    grows = {**sat, "rnn_w128_d1": _point(200, 190, 210)}
-    assert _ch03_claim(_ch03((2, 32, 128), grows), "shen2019.fig1c.rnn-xi-saturates").verdict == "not reproduced"
+    # still growing like ln m above 32 (the old "less than twice" rule passed this): not saturated
+    grows = {**sat, "rnn_w128_d1": _point(40 + 30 / np.log(16) * np.log(4), spread=0.2)}
+    c = _ch03_claim(_ch03((2, 32, 128), grows), "shen2019.fig1c.rnn-xi-saturates")
+    assert c.verdict == "inconclusive" and "slope of ξ against ln m +10.8" in c.detail
+    faster = {**sat, "rnn_w128_d1": _point(120)}
+    assert _ch03_claim(_ch03((2, 32, 128), faster), "shen2019.fig1c.rnn-xi-saturates").verdict == "not reproduced"
 
 
-def test_ch03_depth_claims_are_decided_over_sample_sets():
+def test_ch03_verdicts_need_three_converged_seeds():
+    sat = {"rnn_w2_d1": _point(10), "rnn_w32_d1": _point(40), "rnn_w128_d1": _point(42)}
+    two = {k: _point(v["seeds"][1]["xi"], n=2) for k, v in sat.items()}
+    c = _ch03_claim(_ch03((2, 32, 128), two), "shen2019.fig1c.rnn-xi-saturates")
+    assert c.verdict == "inconclusive" and "≥ 3 independently trained seeds per model (this run: 2)" in c.scale
+    unconverged = {**sat, "rnn_w32_d1": _point(40, converged=False)}
+    c = _ch03_claim(_ch03((2, 32, 128), unconverged), "shen2019.fig1c.rnn-xi-saturates")
+    assert c.verdict == "inconclusive" and "reproduced by its intervals, held back" in c.scale
+    assert "6/9 converged by early stopping, or the best validation loss improved by less than 1%" in c.scale
+
+
+def test_ch03_depth_claims_are_decided_over_seeds():
     c = _ch03_claim(_ch03(), "shen2019.fig8b.lstm-depth-no-gain")
+    # char LSTM 0.70 -> 0.90 and word LSTM 0.50 -> 0.80: deeper is worse, no gain
+    assert c.verdict == "reproduced" and "lstm 64×1→2: -0.20" in c.detail
+    helps = _ch03(text={"lstm 64×2": _seeded(0.4)})
+    assert _ch03_claim(helps, "shen2019.fig8b.lstm-depth-no-gain").verdict == "not reproduced"
+    assert _ch03_claim(_ch03(), "shen2019.fig10b.transformer-depth-gain").verdict == "reproduced"
+    close = _ch03(text={"word_transformer 64×2": _seeded(0.58, 0.05)})
+    c = _ch03_claim(close, "shen2019.fig10b.transformer-depth-gain")
+    # +0.02 against a seed spread of 0.05: Welch's interval straddles 0, and says how many seeds decide it
+    a, b = np.mean(_seeded(0.6), axis=1), np.mean(_seeded(0.58, 0.05), axis=1)
+    se = np.sqrt(a.var(ddof=1) / 3 + b.var(ddof=1) / 3)
     assert c.verdict == "inconclusive"
-    # the comparison nearest to deciding (word_lstm's -0.09) sets the count: 4 sets * (1.96 * se / 0.09)^2
-    se = np.std(_sets(-0.09, 0.2), ddof=1) / 2
-    assert f"word_lstm 64×1→2 needs ≈ {math.ceil(4 * (1.959964 * se / 0.09) ** 2):,} sample sets" in c.scale
-    assert _ch03_claim(_ch03(gains={"lstm 64×1→2": _sets(-0.5)}), "shen2019.fig8b.lstm-depth-no-gain").verdict \
-        == "reproduced"
-    assert _ch03_claim(_ch03(gains={"lstm 64×1→2": _sets(0.5)}), "shen2019.fig8b.lstm-depth-no-gain").verdict \
-        == "not reproduced"
-    tf = _ch03(gains={"word_transformer 64×1→2": _sets(0.5)})
-    assert _ch03_claim(tf, "shen2019.fig10b.transformer-depth-gain").verdict == "reproduced"
-    # one set measures no spread: never decided
-    one = _ch03(gains={"word_transformer 64×1→2": [0.5]})
-    assert _ch03_claim(one, "shen2019.fig10b.transformer-depth-gain").verdict == "inconclusive"
+    assert f"needs ≈ {math.ceil(3 * (1.959964 * se / 0.02) ** 2)} seeds per model" in c.scale
 
 
-def test_ch03_text_claims_pair_the_sets_of_two_models():
-    # the LSTM's gaps and the Transformer's move together over the sets (a shared text sample):
-    # their difference is exact although each gap alone spreads widely
-    base = _sets(0.8, 0.3)
-    results = {**_ch03(), "text_gaps": {"lstm 64×1": base, "transformer 64×1": [g - 0.05 for g in base]}}
-    c = _ch03_claim(results, "shen2019.fig3b.char-transformer-beats-lstm")
-    assert c.verdict == "reproduced" and "width 64: +0.05 [+0.05, +0.05]" in c.detail
+def test_ch03_text_claims_take_the_spread_between_seeds():
+    # every seed's sets agree closely, but the seeds disagree: the interval is the seeds'
+    wide = [[m] * 4 for m in (0.4, 0.9, 1.4)]
+    c = _ch03_claim(_ch03(text={"transformer 64×1": wide}), "shen2019.fig3b.char-transformer-beats-lstm")
+    assert c.verdict == "inconclusive" and "vs 0.40/0.90/1.40" in c.detail
+    better = _ch03_claim(_ch03(text={"transformer 64×1": _seeded(0.5)}), "shen2019.fig3b.char-transformer-beats-lstm")
+    assert better.verdict == "reproduced" and "width 64: +0.20" in better.detail
+    assert _ch03_claim(_ch03(), "shen2019.fig3b.char-transformer-beats-lstm").verdict == "not reproduced"
 
 
-def test_ch03_decay_form_is_read_from_its_bootstrap_interval():
+def test_ch03_a_recording_from_before_seeds_is_not_decided():
+    old = _ch03()
+    old["text_gaps"] = {k: v[0] for k, v in old["text_gaps"].items()}  # one model's sets
+    old["text_points"] = {k: {"val_loss": 1.0} for k in old["text_points"]}
+    old["depth_gains"] = {name: [0.1] * 4 for name in old.pop("depth_pairs")}
+    c = _ch03_claim(old, "shen2019.fig8b.lstm-depth-no-gain")
+    assert c.verdict == "inconclusive" and "(this run: 1)" in c.scale
+
+
+def test_ch03_decay_form_is_decided_over_seeds():
     assert _ch03_claim(_ch03(), "shen2019.fig1a.rnn-exponential").verdict == "reproduced"
-    straddles = {"rnn_w2_d1": _point(12, 10, 14, form_ci=[-0.5, 1.5])}
-    open_form = _ch03_claim(_ch03(points=straddles), "shen2019.fig1a.rnn-exponential")
-    # half-width 1 against a centre 0.5: 500 * (1 / 0.5)^2 sequences; the Transformer: 500 * (0.5 / 0.2)^2
-    assert open_form.verdict == "inconclusive" and "needs ≈ 2,000 generated sequences" in open_form.scale
-    tf = {"transformer_w16_d1": {**_ch03()["points"]["transformer_w16_d1"], "form_ci": [-0.3, 0.7]}}
-    transformer = _ch03_claim(_ch03(points=tf), "shen2019.fig3a.transformer-power-law")
-    assert transformer.verdict == "inconclusive" and "needs ≈ 3,125 generated sequences" in transformer.scale
-    power = {"rnn_w2_d1": _point(12, 10, 14, kind="power")}
+    power = {"rnn_w2_d1": _point(12, kind="power")}
     assert _ch03_claim(_ch03(points=power), "shen2019.fig1a.rnn-exponential").verdict == "not reproduced"
-    # xi intervals overlapping the data's leave the claim open
-    wide = {"rnn_w2_d1": _point(60, 20, 120)}
-    assert _ch03_claim(_ch03(points=wide), "shen2019.fig1a.rnn-exponential").verdict == "inconclusive"
-
-
-def test_ch03_a_form_interval_centred_on_zero_names_no_sample_size():
-    tf = {"transformer_w16_d1": {**_ch03()["points"]["transformer_w16_d1"], "form_ci": [-0.24, 0.23]}}
-    c = _ch03_claim(_ch03(points=tf), "shen2019.fig3a.transformer-power-law")
-    assert c.verdict == "inconclusive" and "centred at -0.005" in c.scale and "no affordable number" in c.scale
+    # ξ near the data's: its rate interval reaches the data's
+    near = {"rnn_w2_d1": _point(90, spread=0.3)}
+    assert _ch03_claim(_ch03(points=near), "shen2019.fig1a.rnn-exponential").verdict == "inconclusive"
 
 
 def test_ch03_fig3a_reads_the_papers_width_16_transformer():
     c = _ch03_claim(_ch03(), "shen2019.fig3a.transformer-power-law")
     assert c.verdict == "reproduced" and "width 16" in c.statement
-    exp = {"transformer_w16_d1": {**_ch03()["points"]["transformer_w16_d1"], "form_ci": [0.2, 0.7]}}
+    exp = {"transformer_w16_d1": _point(50, kind="exp")}
     assert _ch03_claim(_ch03(points=exp), "shen2019.fig3a.transformer-power-law").verdict == "not reproduced"
+    steep = {"transformer_w16_d1": _point(float("inf"), kind="power", gamma=0.8)}
+    assert _ch03_claim(_ch03(points=steep), "shen2019.fig3a.transformer-power-law").verdict == "not reproduced"
     # a profile without it (quick trains width 8 alone) cannot decide the paper's statement
     results = _ch03()
     results["settings"] = {**results["settings"], "transformer_widths": [8]}
@@ -217,8 +259,10 @@ def test_ch03_fig3a_reads_the_papers_width_16_transformer():
 def test_ch03_depth_beats_width_needs_a_wider_model():
     c = _ch03_claim(_ch03(), "shen2019.fig1d.rnn-depth-beats-width")
     assert c.verdict == "inconclusive" and "at least 300 parameters" in c.scale
-    wide = {"rnn_w32_d1": _point(20, 18, 22, params=320)}
+    wide = {"rnn_w32_d1": _point(20, params=320)}
     assert _ch03_claim(_ch03((2, 8, 32), wide), "shen2019.fig1d.rnn-depth-beats-width").verdict == "reproduced"
+    deeper = {"rnn_w32_d1": _point(45, params=320)}
+    assert _ch03_claim(_ch03((2, 8, 32), deeper), "shen2019.fig1d.rnn-depth-beats-width").verdict == "not reproduced"
 
 
 def test_ch03_claims_of_a_run_with_pending_points():

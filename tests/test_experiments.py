@@ -228,6 +228,23 @@ def test_sample_sets_keep_the_first_set_and_add_independent_ones():
         run(sample_sets=0)
 
 
+def test_long_range_shape_reads_excess_and_decay_with_batch_errors():
+    lags = np.arange(1, 31, dtype=float)
+    train = 0.01 * lags ** -1.0
+    flat = np.full(30, 2e-3)
+    # batches scatter by +-1e-4 around each curve: the errors are that spread over sqrt(4)
+    wobble = 1e-4 * np.array([-1.0, 1.0, -1.0, 1.0])[:, None]
+    g = ch03.long_range_shape((flat, flat + wobble), (train, train + wobble), start=10)
+    assert g["excess"] == pytest.approx(2e-3 - train[9:].mean())
+    assert g["excess_se"] == pytest.approx(np.hypot(1e-4, 1e-4) * np.sqrt(4 / 3) / 2)
+    assert g["decay"] == pytest.approx(0.0) and g["decay_se"] == pytest.approx(0.0)
+    assert g["train_decay"] == pytest.approx(train[9:16].mean() - train[-7:].mean())
+    with pytest.raises(ValueError, match="share their lags"):
+        ch03.long_range_shape((flat[:20], flat[None, :20]), (train, train[None]), start=10)
+    with pytest.raises(ValueError, match="start"):
+        ch03.long_range_shape((flat, flat[None]), (train, train[None]), start=29)
+
+
 def test_curve_gap_is_the_mean_log_mismatch_over_the_kept_lags():
     ref = np.array([0.4, 0.2, 0.1, 0.05])
     mi = ref * np.exp([0.5, -0.5, 1.0, 3.0])

@@ -250,11 +250,29 @@ def two_point_mi_with_error(
     -------
     estimate, stderr : ndarray of float, shape (max_lag,)
     """
+    estimate, batches = two_point_mi_batches(seqs, max_lag, n_batches, estimator)
+    return estimate, batches.std(axis=0, ddof=1) / np.sqrt(n_batches)
+
+
+def two_point_mi_batches(
+    seqs: ArrayLike, max_lag: int, n_batches: int = 10, estimator: str = "grassberger"
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Two-point MI of all rows, and of each of ``n_batches`` groups of them.
+
+    The groups' curves are the batch means behind :func:`two_point_mi_with_error`: the
+    standard error of any statistic of the curve that is linear in it (a mean over a range
+    of lags, a difference of two such means) is the spread of that statistic over the
+    groups divided by ``sqrt(n_batches)``.
+
+    Returns
+    -------
+    estimate : ndarray of float, shape (max_lag,)
+    batches : ndarray of float, shape (n_batches, max_lag)
+    """
     x = symbol_rows(seqs)
     check_int("n_batches", n_batches, 2, x.shape[0])
     estimate = two_point_mi(x, max_lag, estimator)
-    batches = np.stack([two_point_mi(part, max_lag, estimator) for part in np.array_split(x, n_batches)])
-    return estimate, batches.std(axis=0, ddof=1) / np.sqrt(n_batches)
+    return estimate, np.stack([two_point_mi(part, max_lag, estimator) for part in np.array_split(x, n_batches)])
 
 
 #: The most count entries (tables x lags x K^2) the bootstrap may hold; 2^27 int64 take 1 GiB.

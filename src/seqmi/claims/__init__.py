@@ -101,6 +101,8 @@ class Claim:
 # significant digits a recorded claim keeps: the last digits of a bootstrap bound move with
 # the BLAS thread count (summation order), and a recording must read the same on any machine
 CLAIM_DIGITS = 12
+# a claim about an architecture is decided over at least this many independently trained models
+MIN_SEEDS = 3
 
 
 def _plain(value: Any) -> float | None:

@@ -222,6 +222,55 @@ def set_gaps(mi_sets: Sequence[ArrayLike], refs: Sequence[ArrayLike], keep: Arra
     return [curve_gap(m, refs[k % len(refs)], keep) for k, m in enumerate(mi_sets)]
 
 
+def long_range_shape(split: tuple[np.ndarray, np.ndarray], train: tuple[np.ndarray, np.ndarray],
+                     start: int) -> dict[str, float]:
+    """Shen's App. D.2 reading of a held-out split against its training split, at ``tau >= start``.
+
+    Shen reports WikiText-2's validation MI "much larger" than the training set's at long
+    range and without the algebraic decay. Both are linear statistics of the curves, so
+    their standard errors come from batch means (:func:`seqmi.info.two_point_mi_batches`).
+
+    Parameters
+    ----------
+    split, train : (estimate, batches)
+        :func:`seqmi.info.two_point_mi_batches` of the held-out split and of the training
+        split, over the same lags ``tau = 1..max_lag``.
+    start : int
+        First lag of the long range; its first and last thirds measure the decay.
+
+    Returns
+    -------
+    dict
+        ``excess`` (mean ``I`` of the split minus the training split's over the long range)
+        and ``excess_se``; ``decay`` (the split's mean ``I`` over the first third of the
+        range minus over the last third, positive where it decays) and ``decay_se``; the
+        same ``train_decay`` and ``train_decay_se`` of the training split.
+    """
+    (est, batches), (train_est, train_batches) = split, train
+    if est.shape != train_est.shape or batches.shape[1:] != est.shape or train_batches.shape[1:] != est.shape:
+        raise ValueError(f"the split's and the training split's curves must share their lags, got shapes "
+                         f"{est.shape}, {batches.shape}, {train_est.shape} and {train_batches.shape}")
+    check_int("start", start, 1, len(est) - 2)
+    far = np.arange(start - 1, len(est))
+    third = len(far) // 3
+    early, late = far[:third], far[-third:]
+
+    def stat(curve: np.ndarray, other: np.ndarray | None = None) -> np.ndarray:
+        # along the last axis: a curve gives a number, a stack of batch curves one per batch
+        return curve[..., far].mean(-1) - (other[..., far].mean(-1) if other is not None else 0.0)
+
+    def se(values: np.ndarray) -> float:
+        return float(values.std(ddof=1) / np.sqrt(len(values)))
+
+    def decay(curve: np.ndarray) -> np.ndarray:
+        return curve[..., early].mean(-1) - curve[..., late].mean(-1)
+
+    return {"excess": float(stat(est, train_est)), "excess_se": float(np.hypot(se(stat(batches)),
+                                                                               se(stat(train_batches)))),
+            "decay": float(decay(est)), "decay_se": se(decay(batches)),
+            "train_decay": float(decay(train_est)), "train_decay_se": se(decay(train_batches))}
+
+
 def run_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.Module]],
                data: Sequences | Stream, configs: Sequence[TrainConfig], *, sample_seeds: Sequence[int],
                n_samples: int, sample_length: int, max_lag: int, threshold: float, seeds: int = 1,
