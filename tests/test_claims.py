@@ -102,7 +102,7 @@ def _point(xi, params=100, kind="exp", gamma=0.45, n_fit=100, spread=0.05, n=3, 
     """A binary model of ``n`` seeds: ξ about ``xi`` (relative spread ``spread`` over the seeds)."""
     form = form if form is not None else (2.5 if kind == "exp" else -2.5)  # ln(RSS_pow / RSS_exp)
     scatter = np.linspace(-1, 1, n)
-    seeds = [{"xi": xi * (1 + spread * d), "gamma": gamma + 0.01 * d, "n_fit_points": n_fit,
+    seeds = [{"xi": xi * (1 + spread * d), "gamma": gamma + 0.01 * d, "n_fit_points": n_fit, "mi": _curve(kind),
               "pow_rss": float(np.exp(form + 0.2 * d)), "exp_rss": 1.0, "converged": converged} for d in scatter]
     return {"mi": _curve(kind), **seeds[0], "params": params, "seeds": seeds}
 
@@ -122,11 +122,12 @@ def _ch03(widths=(2, 8), points=None, text=None, mid=None):
                  "word_lstm 64×1": _seeded(0.5), "word_lstm 64×2": _seeded(0.8),
                  "word_transformer 64×1": _seeded(0.6), "word_transformer 64×2": _seeded(0.3)}
     text_gaps.update(text or {})
-    text_points = {f"{k.split(' ')[0]}_w64_d{k[-1]}": {"seeds": [{"converged": True}] * 3} for k in text_gaps}
+    text_points = {f"{k.split(' ')[0]}_w64_d{k[-1]}": _point(20, kind="power" if k.startswith("word") else "exp")
+                   for k in text_gaps}
     return {
         "profile": "quick", "n_train": 800, "length": 128, "n_generate": 500, "threshold": 1e-3,
         "data_fit": {"xi": 95.0, "xi_ci": [88.0, 103.0], "gamma": 0.44, "gamma_ci": [0.43, 0.46], "n_fit_points": 100},
-        "points": pts, "convergence": {"window": 2, "tol": 0.01},
+        "points": pts, "convergence": {"window": 2, "tol": 0.01}, "data_mi": _curve("power"),
         "split_short_range_difference": {"contiguous_valid": [-0.018, 0.005], "contiguous_test": [-0.019, 0.008],
                                          "random_valid": [0.0, 0.009], "random_test": [0.005, 0.009]},
         "split_long_range": {"contiguous": {"valid": 1e-3, "train": 2e-4, "null_mean": 1.1e-3, "null_sd": 7e-5,
@@ -226,7 +227,7 @@ def test_ch03_text_claims_take_the_spread_between_seeds():
 def test_ch03_a_recording_from_before_seeds_is_not_decided():
     old = _ch03()
     old["text_gaps"] = {k: v[0] for k, v in old["text_gaps"].items()}  # one model's sets
-    old["text_points"] = {k: {"val_loss": 1.0} for k in old["text_points"]}
+    old["text_points"] = {k: {n: v for n, v in p.items() if n != "seeds"} for k, p in old["text_points"].items()}
     old["depth_gains"] = {name: [0.1] * 4 for name in old.pop("depth_pairs")}
     c = _ch03_claim(old, "shen2019.fig8b.lstm-depth-no-gain")
     assert c.verdict == "inconclusive" and "(this run: 1)" in c.scale
@@ -263,6 +264,55 @@ def test_ch03_depth_beats_width_needs_a_wider_model():
     assert _ch03_claim(_ch03((2, 8, 32), wide), "shen2019.fig1d.rnn-depth-beats-width").verdict == "reproduced"
     deeper = {"rnn_w32_d1": _point(45, params=320)}
     assert _ch03_claim(_ch03((2, 8, 32), deeper), "shen2019.fig1d.rnn-depth-beats-width").verdict == "not reproduced"
+
+
+def test_ch03_lstm_depth_over_two_layers():
+    results = _ch03(points={"lstm_w8_d2": _point(40, spread=0.01), "lstm_w8_d3": _point(41, spread=0.01)})
+    results["settings"]["rnn_depths"] = [1, 2, 3]
+    assert _ch03_claim(results, "shen2019.fig7.lstm-depth-over-two").verdict == "reproduced"
+    results["points"]["lstm_w8_d3"] = _point(60)
+    assert _ch03_claim(results, "shen2019.fig7.lstm-depth-over-two").verdict == "not reproduced"
+    assert _ch03_claim(_ch03(), "shen2019.fig7.lstm-depth-over-two").verdict == "inconclusive"
+
+
+def test_ch03_small_lstm_against_the_width_32_rnn():
+    results = _ch03((2, 4, 32), points={"rnn_w32_d1": _point(25, params=1190), "lstm_w4_d1": _point(40, params=126)})
+    c = _ch03_claim(results, "shen2019.appE11.small-lstm-beats-rnn-32")
+    assert c.verdict == "reproduced" and c.substitution == ""
+    results["points"]["lstm_w4_d1"] = _point(15, params=126)
+    assert _ch03_claim(results, "shen2019.appE11.small-lstm-beats-rnn-32").verdict == "not reproduced"
+    # without width 4, the narrower LSTM of width 2 stands in, and the row says so
+    c = _ch03_claim(_ch03((2, 32), points={"rnn_w32_d1": _point(25), "lstm_w2_d1": _point(12)}),
+                    "shen2019.appE11.small-lstm-beats-rnn-32")
+    assert c.verdict == "not reproduced" and "LSTM of width 2" in c.substitution
+
+
+def test_ch03_transformer_xi_and_magnitude_rows():
+    assert _ch03_claim(_ch03(), "shen2019.fig9.transformer-16-overestimates-xi").verdict == "reproduced"
+    short = _ch03(points={"transformer_w16_d1": _point(30, kind="power")})
+    assert _ch03_claim(short, "shen2019.fig9.transformer-16-overestimates-xi").verdict == "not reproduced"
+    results = _ch03(points={"transformer_w8_d1": _point(float("inf"), kind="power")})
+    assert _ch03_claim(results, "shen2019.sec5-1.smallest-transformer-not-exponential").verdict == "reproduced"
+
+    def scaled(kind, factor):
+        for name, p in results["points"].items():
+            if name.startswith(kind):
+                p["seeds"] = [{**x, "mi": (factor * np.asarray(_curve("power"))).tolist()} for x in p["seeds"]]
+
+    # the Transformers' curves on the data's, the LSTMs' a fifth below it
+    scaled("transformer", 1.0)
+    scaled("lstm", 0.8)
+    c = _ch03_claim(results, "shen2019.sec5-1.transformer-magnitude-matches")
+    assert c.verdict == "reproduced" and "transformer 16: [+0.000, +0.000]; " in c.detail
+    scaled("transformer", 3.0)
+    assert _ch03_claim(results, "shen2019.sec5-1.transformer-magnitude-matches").verdict == "not reproduced"
+
+
+def test_ch03_fig2_decay_forms_of_text_lstms():
+    assert _ch03_claim(_ch03(), "shen2019.fig2.char-lstm-no-power-law-tail").verdict == "reproduced"
+    results = _ch03()
+    results["text_points"]["lstm_w64_d1"] = _point(20, kind="power")
+    assert _ch03_claim(results, "shen2019.fig2.char-lstm-no-power-law-tail").verdict == "not reproduced"
 
 
 def test_ch03_claims_of_a_run_with_pending_points():
