@@ -49,14 +49,23 @@ def test_every_model_learned_the_short_range(res):
         assert r["params"] > 0 and r["state_floats"] > 0
 
 
+def test_every_seed_is_trained_and_measured_on_its_own(res):
+    seeds = res["settings"]["seeds"]
+    for name, r in {**res["points"], **res["text_points"]}.items():
+        assert len(r["seeds"]) == seeds, name
+        # independent weights and data order: no two seeds end at the same validation loss
+        assert len(set(r["seed_val_losses"])) == seeds, name
+        assert r["val_loss"] == min(r["seed_val_losses"]) == r["seeds"][r["best_seed"]]["val_loss"], name
+        for s in r["seeds"]:
+            assert len(s["val_history"]) == s["epochs"] and s["stopped"] in ("epochs", "patience"), name
+            assert isinstance(s["converged"], bool), name
+    assert res["convergence"] == {"window": 2, "tol": 0.01}
+
+
 def test_correlation_lengths_come_with_intervals(res):
     for name, r in res["points"].items():
         lo, hi = r["xi_ci"]
         assert r["ci_method"].startswith("bootstrap") and lo <= hi, name
-        if np.isfinite(r["xi"]) and np.isfinite(hi):
-            # a percentile interval need not hold the whole sample's estimate (each replicate
-            # is fitted on its own points above the threshold), but it lies near it
-            assert lo - (hi - lo) <= r["xi"] <= hi + (hi - lo), name
         assert r["n_fit_points"] >= 3, name
 
 
@@ -95,11 +104,16 @@ def test_split_claim_and_intervals(payload):
     from seqmi.claims import by_id
 
     stored = payload["claims"]
-    assert len(stored) == 11
-    # the contiguous split differs by ~3 standard errors, the random one by less than 1: the data decide
+    assert len(stored) == 17
+    # Shen's reading (App. D.2): the contiguous validation set's long-range MI exceeds the
+    # training split's (+8e-4 against a batch-means error of 2e-4 at quick) without decaying;
+    # but so does a random split's test set of the same small size (+9e-4 +- 2e-4): the
+    # splits do not differ, and the control row puts the excess on the sample size
     split = by_id(stored, "shen2019.appD2.split-nonuniform")
-    assert split["verdict"] == "reproduced" and split["ci"][1] < 0
-    # every inconclusive trained-model claim says what scale would decide it
+    assert "contiguous_valid: excess" in split["detail"] and "(shows it); contiguous_test" in split["detail"]
+    assert split["verdict"] == "not reproduced" and split["ci"][0] > 0
+    assert by_id(stored, "shen2019.appD2.valid-excess-is-sample-size")["verdict"] == "reproduced"
+    # every inconclusive trained-model claim says what would decide it
     for c in stored:
         if c["verdict"] == "inconclusive":
             assert "need" in c["scale"], c["id"]
@@ -140,18 +154,16 @@ def test_text_correlation_lengths_come_with_intervals(res):
 
 
 def test_word_and_depth_numbers(res):
-    gaps, mid, gains, null = res["text_gaps"], res["intermediate_gaps"], res["depth_gains"], res["gap_null"]
-    sets = res["settings"]["text_sets"]
-    # one gap per sample set, every one a mean |ln I| difference
-    assert all(len(g) == sets and np.isfinite(g).all() and min(g) >= 0 for g in list(gaps.values()) + list(mid.values()))
+    gaps, mid, pairs, null = res["text_gaps"], res["intermediate_gaps"], res["depth_pairs"], res["gap_null"]
+    sets, seeds = res["settings"]["text_sets"], res["settings"]["seeds"]
+    # per model, per seed, one gap per sample set, every one a mean |ln I| difference
+    for g in list(gaps.values()) + list(mid.values()):
+        assert len(g) == seeds and all(len(x) == sets and np.isfinite(x).all() and min(x) >= 0 for x in g)
     # the sets are independent draws: their gaps differ
-    assert all(len(set(g)) > 1 for g in gaps.values())
+    assert all(len(set(x)) > 1 for g in gaps.values() for x in g)
     # a perfect model's gap: two disjoint 20 kB samples of the same text differ by ~0.1-0.3
     assert 0.1 < null < 0.3
-    lstm = [g for n, g in gains.items() if "lstm" in n]
-    tf = [g for n, g in gains.items() if "transformer" in n]
-    assert len(lstm) == 2 and len(tf) == 1  # quick: no deeper character Transformer
-    for name, g in gains.items():
-        shallow, deep = name.split(" ")[1].split("×")[1].split("→")
-        family, width = name.split(" ")[0], name.split(" ")[1].split("×")[0]
-        assert g == pytest.approx(np.subtract(gaps[f"{family} {width}×{shallow}"], gaps[f"{family} {width}×{deep}"]))
+    assert sorted(pairs) == ["lstm 64×1→2", "word_lstm 64×1→2", "word_transformer 64×1→2"]  # quick: no deep char Transformer
+    for name in pairs:
+        head, depths = name.split("×")
+        assert all(f"{head}×{d}" in gaps for d in depths.split("→"))
