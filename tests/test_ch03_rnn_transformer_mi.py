@@ -104,7 +104,7 @@ def test_split_claim_and_intervals(payload):
     from seqmi.claims import by_id
 
     stored = payload["claims"]
-    assert len(stored) == 17
+    assert len(stored) == 18
     # Shen's reading (App. D.2): the contiguous validation set's long-range MI exceeds the
     # training split's (+8e-4 against a batch-means error of 2e-4 at quick) without decaying;
     # but so does a random split's test set of the same small size (+9e-4 +- 2e-4): the

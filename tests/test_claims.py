@@ -315,6 +315,23 @@ def test_ch03_fig2_decay_forms_of_text_lstms():
     assert _ch03_claim(results, "shen2019.fig2.char-lstm-no-power-law-tail").verdict == "not reproduced"
 
 
+def test_ch03_text_quality_follows_the_mi_mismatch():
+    results = _ch03()
+    # better-spelled seeds where the mismatch is small: rank correlation -1
+    # (the fixture's seeds' mean gaps: lstm 64×1 0.67-0.77, transformer 64×1 0.85-0.89, lstm 64×2 0.87-0.97)
+    results["spelling"] = {"lstm 64×1": [0.62, 0.60, 0.58], "transformer 64×1": [0.50, 0.48, 0.46],
+                           "lstm 64×2": [0.44, 0.43, 0.42]}
+    c = _ch03_claim(results, "shen2019.appF.mi-shows-in-text-quality")
+    assert c.verdict == "reproduced" and c.value < -0.9 and c.ci[1] < 0
+    # worse spelling where the MI tracks the text better: the opposite link
+    results["spelling"] = {name: [1 - f for f in v] for name, v in results["spelling"].items()}
+    assert _ch03_claim(results, "shen2019.appF.mi-shows-in-text-quality").verdict == "not reproduced"
+    results["spelling"] = {"lstm 64×1": [0.6, 0.5, 0.4]}
+    c = _ch03_claim(results, "shen2019.appF.mi-shows-in-text-quality")
+    assert c.verdict == "inconclusive" and "needs at least 6 character-model seeds (this run: 3)" in c.scale
+    assert _ch03_claim(_ch03(), "shen2019.appF.mi-shows-in-text-quality").verdict == "inconclusive"
+
+
 def test_ch03_claims_of_a_run_with_pending_points():
     # a run stopped by time_budget_s saves what is done: every claim is still decided or open
     results = _ch03()

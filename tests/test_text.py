@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from seqmi.data import text
 from seqmi.data.text import KJV_CHAPTERS, CharVocab, Document, kjv_documents, kjv_text, split_contiguous, split_random
 
 
@@ -101,3 +102,11 @@ def test_rare_words_become_unk_deterministically():
     assert WordVocab(text, min_count=2).tokens == vocab.tokens
     with pytest.raises(ValueError, match="min_count"):
         WordVocab(text, min_count=0)
+
+
+def test_spelled_fraction_counts_the_words_of_a_dictionary():
+    words = text.word_set("In the beginning God created the heaven and the earth.")
+    assert words == frozenset({"in", "the", "beginning", "god", "created", "heaven", "and", "earth"})
+    # "Thr" and "craeted" are not words of the dictionary; case and punctuation do not count
+    assert text.spelled_fraction("THE earth, thr heaven; craeted!", words) == pytest.approx(3 / 5)
+    assert np.isnan(text.spelled_fraction(" 12 ,. ", words))

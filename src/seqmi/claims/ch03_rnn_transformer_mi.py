@@ -40,6 +40,9 @@ MAGNITUDE_LAGS = 10
 MAGNITUDE_TOLERANCE = 0.15
 # the text fits' threshold (App. E.1.2; seqmi.experiments.ch03_rnn_transformer_mi.TEXT_THRESHOLD)
 TEXT_FIT_THRESHOLD = 2e-3
+# App. F: the rank correlation over character-model seeds needs at least this many of them
+MIN_QUALITY_POINTS = 6
+HEAD_WORDS_NOTE = "each passage the first 600 generated characters of the seed's first sample"
 TEXT_SUBSTITUTION = "KJV Bible (Genesis–Revelation splits) instead of WikiText-2"
 
 
@@ -563,8 +566,45 @@ def _text_forms(r: dict[str, Any]) -> Claim:
                  scale, "; ".join(f"{n}: ln(RSS_pow/RSS_exp) ∈ [{ci[0]:+.2f}, {ci[1]:+.2f}]" for n, ci in cis.items()))
 
 
+def _spearman_ci(x: np.ndarray, y: np.ndarray) -> tuple[float, list[float]]:
+    """Spearman's ρ of paired values and its 95% percentile bootstrap interval over the pairs."""
+    from scipy import stats
+
+    rho = float(stats.spearmanr(x, y).statistic)
+    res = stats.bootstrap((x, y), lambda a, b: stats.spearmanr(a, b).statistic, paired=True, vectorized=False,
+                          n_resamples=2000, method="percentile", random_state=np.random.default_rng(0))
+    return rho, [float(res.confidence_interval.low), float(res.confidence_interval.high)]
+
+
+def _text_quality(r: dict[str, Any]) -> Claim:
+    claim = ("shen2019.appF.mi-shows-in-text-quality", "Shen 2019 App. F",
+             "The MI profile shows in the quality of the generated text: character models whose MI tracks the "
+             "text's write better-spelled text", "statistical")
+    rule = ("over every seed of every character model: Spearman's ρ between the seed's mean |Δ ln I| (its sets' mean "
+            "mismatch to the text's I(τ)) and the fraction of its passage's words found in the training text, with a "
+            "95% bootstrap interval over the seeds; below 0: reproduced; above 0: not reproduced")
+    spelling = r.get("spelling")
+    scale = _text_scale(r)
+    if not spelling:  # recorded before the passages were scored
+        return Claim(*claim, None, None, rule, "inconclusive", TEXT_SUBSTITUTION, scale + "; not measured in this "
+                     "recording", "no spelling recorded")
+    gaps = np.concatenate([_seed_means(r["text_gaps"], name) for name in spelling])
+    spelled = np.concatenate([np.asarray(v, dtype=float) for v in spelling.values()])
+    keep = np.isfinite(gaps) & np.isfinite(spelled)
+    if keep.sum() < MIN_QUALITY_POINTS:
+        return Claim(*claim, None, None, rule, "inconclusive", TEXT_SUBSTITUTION,
+                     scale + f"; needs at least {MIN_QUALITY_POINTS} character-model seeds (this run: {keep.sum()})",
+                     f"{keep.sum()} seeds")
+    rho, ci = _spearman_ci(gaps[keep], spelled[keep])
+    return Claim(*claim, rho, ci, rule, decide(ci, 0.0, claim_above=False), TEXT_SUBSTITUTION,
+                 scale + f"; {HEAD_WORDS_NOTE}",
+                 f"ρ = {rho:+.2f} [{ci[0]:+.2f}, {ci[1]:+.2f}] over {keep.sum()} seeds; "
+                 + "; ".join(f"{name}: spelled {np.nanmean(v):.0%}, mean |Δ ln I| "
+                             f"{_seed_means(r['text_gaps'], name).mean():.2f}" for name, v in spelling.items()))
+
+
 def rules(r: dict[str, Any]) -> list[Claim]:
     """The chapter's claims from its results dict."""
     return [_rnn_exponential(r), _rnn_saturates(r), _lstm(r), _depth(r), _lstm_depth(r), _lstm_beats_wider_rnn(r),
             _transformer(r), _transformer_xi_over_data(r), *_transformer_shape(r), *_splits(r), _text_forms(r),
-            *_text(r)]
+            *_text(r), _text_quality(r)]

@@ -249,6 +249,24 @@ def tokenize(text: str) -> list[str]:
     return out
 
 
+_WORD = re.compile(r"[A-Za-z]+")
+
+
+def spelled_fraction(text: str, words: "set[str] | frozenset[str]") -> float:
+    """The fraction of ``text``'s words (runs of letters, case folded) found in ``words``.
+
+    A plain measure of what Shen's App. F reads off generated passages, "the spelling is
+    mostly wrong except for short words": NaN when ``text`` has no word.
+    """
+    found = [w.lower() in words for w in _WORD.findall(text)]
+    return float(np.mean(found)) if found else float("nan")
+
+
+def word_set(text: str) -> frozenset[str]:
+    """Every word (run of letters, case folded) of ``text``: the dictionary of :func:`spelled_fraction`."""
+    return frozenset(w.lower() for w in _WORD.findall(text))
+
+
 def detokenize(tokens: "list[str] | tuple[str, ...]") -> str:
     """The text of a token stream: the inverse of :func:`tokenize`.
 

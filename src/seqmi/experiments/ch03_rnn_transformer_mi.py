@@ -307,7 +307,7 @@ def run_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.Mo
         family trained by then is not measured (:class:`~seqmi.sweep.OutOfTime`: the
         next run measures it from its checkpoint), so that the measurement fits the budget.
     head_tokens : int
-        How many tokens of the best model's first sample to keep (text passages).
+        How many tokens of every model's first sample to keep (text passages).
     n_boot : int
         Bootstrap replicates over the sampled rows for the fits' intervals
         (:func:`decay_fits`); 0: the regression intervals.
@@ -327,12 +327,12 @@ def run_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.Mo
         over every run that trained it, and ``models``, one record per config: ``seeds``,
         one record per trained model (:func:`_measure`: ``mi``, fits, ``mi_sets`` with
         ``sample_sets > 1``, validation loss and its history, epochs, why it stopped,
-        ``converged`` by :func:`seqmi.train.converged`, sampling time), and, for the
-        paper's reading (the best of its restarts on validation), the fields of the
-        model with the lowest validation loss, its index ``best_seed``, every model's
-        validation loss (``seed_val_losses``), parameter count, history state size,
-        training throughput, device, bf16 autocast and ``head`` (its first
-        ``head_tokens`` sampled tokens).
+        ``converged`` by :func:`seqmi.train.converged`, sampling time, ``head``: the
+        first ``head_tokens`` tokens of its first sample), and, for the paper's reading
+        (the best of its restarts on validation), the fields of the model with the
+        lowest validation loss, its index ``best_seed``, every model's validation loss
+        (``seed_val_losses``), parameter count, history state size, training
+        throughput, device and bf16 autocast.
     """
     if len(sample_seeds) != len(configs):
         raise ValueError(f"got {len(sample_seeds)} sample seeds for {len(configs)} configs")
@@ -352,7 +352,7 @@ def run_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.Mo
     models = []
     for c in range(len(configs)):
         mine = [i for i, (c2, _) in enumerate(runs) if c2 == c]
-        records = [measured[i][0] for i in mine]
+        records = [measured[i] for i in mine]
         best = int(np.argmin([r["val_loss"] for r in records]))
         result = results[mine[best]]
         models.append({
@@ -360,7 +360,7 @@ def run_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.Mo
             "seeds": records, "params": sum(p.numel() for p in result.model.parameters()),
             "state_floats": result.model.history_state_size(sample_length),
             "tokens_per_s": float(np.nanmean([results[i].tokens_per_s for i in mine])),
-            "device": result.device, "amp": result.amp, "head": measured[mine[best]][1],
+            "device": result.device, "amp": result.amp,
         })
     return {"train_s": train_s, "train_busy_s": sum(r.busy_s for r in results), "models": models}
 
@@ -372,9 +372,8 @@ def seed_config(config: TrainConfig, seed: int) -> TrainConfig:
 
 
 def _measure(result: TrainResult, sample_seed: int, n_samples: int, sample_length: int, max_lag: int,
-             threshold: float, n_boot: int, sample_sets: int,
-             head_tokens: int) -> tuple[dict[str, Any], list[int]]:
-    """One trained model's record (see :func:`run_family`) and the first ``head_tokens`` of its first sample."""
+             threshold: float, n_boot: int, sample_sets: int, head_tokens: int) -> dict[str, Any]:
+    """One trained model's record (see :func:`run_family`), the first ``head_tokens`` of its first sample included."""
     model = result.model
     start = time.perf_counter()
     samples = model.sample(n_samples, sample_length, seed=sample_seed)
@@ -393,9 +392,9 @@ def _measure(result: TrainResult, sample_seed: int, n_samples: int, sample_lengt
         **({"mi_sets": [mi.tolist()] + [m.tolist() for m in more]} if sample_sets > 1 else {}),
         "val_loss": result.best_val_loss, "val_history": history, "epochs": result.epochs[0],
         "stopped": result.stop_reasons[0], "converged": converged(history, result.stop_reasons[0]),
-        "sample_s": sample_s,
+        "sample_s": sample_s, "head": samples[0, :head_tokens].tolist(),
     }
-    return record, samples[0, :head_tokens].tolist()
+    return record
 
 
 def _check_family(point: Family, kinds: Sequence[str]) -> None:
