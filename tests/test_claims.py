@@ -362,9 +362,14 @@ def test_ch04_vclub_difference_interval():
 def test_ch04_fig5_interval_over_chapters(change, verdict):
     f5 = {"gap_change": change, "gap_change_se": 0.01, "gap_late": 0.1, "n_docs": 100, "n_windows": 400,
           "tf_params": 1000, "ssm_params": 1010, "tf_position_nll": [1.0] * 256, "tf_valid_loss": math.log(2),
-          "ssm_valid_loss": 2 * math.log(2)}
+          "ssm_valid_loss": 2 * math.log(2), "n_seeds": 3}
     c = ch04._fig5_claim({"profile": "reference", "settings": {"char_steps": 10}, "figure5": f5})
     assert c.verdict == verdict
+    # one trained model per architecture: the interval over chapters alone decides nothing about them
+    one = ch04._fig5_claim({"profile": "reference", "settings": {"char_steps": 10},
+                            "figure5": {k: v for k, v in f5.items() if k != "n_seeds"}})
+    assert one.verdict == "inconclusive" and "models of each (this run: 1)" in one.scale
+    assert ("held back" in one.scale) == (verdict != "inconclusive")
     assert c.ci == pytest.approx([change - 1.96 * 0.01, change + 1.96 * 0.01], abs=1e-4)
     assert "100 held-out chapters (400 windows" in c.scale and "Mamba 2.000 bits/char" in c.detail
     # the chapters that would decide it, from the interval's half-width and the measured change

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from seqmi.claims import (Z95, Claim, combine, decide, decide_within, exact, illustration, mean_ci, mean_diff_ci,
+from seqmi.claims import (MIN_SEEDS, Z95, Claim, combine, decide, decide_within, exact, illustration, mean_ci, mean_diff_ci,
                           needed_for_interval, needed_samples, profile_of, standard_error)
 from seqmi.data.text import KJV_CHAPTERS
 
@@ -681,6 +681,14 @@ def _fig5_claim(r: dict[str, Any]) -> Claim:
             scale += (f", more than the KJV's {KJV_CHAPTERS:,}: at {len(f['tf_position_nll'])} characters the gap "
                       f"moves with position by less than {max(abs(ci[0]), abs(ci[1])):.3f} nats, and only longer "
                       "contexts can show the paper's growth (its Fig. 5: 4,096 tokens of PG19)")
+    # the interval is over chapters of one trained model per architecture: a claim about
+    # the architectures also needs the spread between independently trained models
+    models = f.get("n_seeds", 1)
+    if models < MIN_SEEDS:
+        held = f"{verdict} by its interval, held back" if verdict != "inconclusive" else "a verdict also"
+        verdict = "inconclusive"
+        scale += (f"; {held}: a claim about the architectures needs ≥ {MIN_SEEDS} independently trained models of "
+                  f"each (this run: {models})")
     return Claim("chen2025.fig5.transformer-advantage-grows", "Chen et al. 2025 Fig. 5",
                  "On text, the Transformer's advantage over an SSM of similar size grows with position", "statistical",
                  f["gap_change"], ci,
