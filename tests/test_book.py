@@ -303,3 +303,18 @@ def test_record_section_merges_one_section_into_a_recorded_run(tmp_path, monkeyp
     assert provenance["parameters"]["size"] == 5
     with pytest.raises(book.BookError, match="ran at profile 'reference', not 'full'"):
         book.merge_section(root, "full", "00_tiny", "extra", executed)
+
+
+def test_a_notebook_runs_on_a_local_ipc_kernel_without_the_tcp_warning(tmp_path, capfd):
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("x = 1", metadata={"tags": ["parameters"]}),
+                nbformat.v4.new_code_cell("print(x + 1)")]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    out = tmp_path / "out.ipynb"
+    book.run_notebook(nb, out, {"x": 41}, tmp_path)
+    done = nbformat.read(out, as_version=4)
+    assert done.cells[-1].outputs[0]["text"] == "42\n"
+    assert "without encryption" not in capfd.readouterr().err
+    assert not list(tmp_path.glob("kernel*")), "the sockets live in a temporary folder, not in the working one"

@@ -42,10 +42,10 @@ import torch
 import torch.nn.functional as F
 from numpy.typing import ArrayLike, NDArray
 from torch import nn
-from tqdm.auto import tqdm
 
 from seqmi.device import DeviceLike, resolve_device
 from seqmi.info import entropy
+from seqmi.progress import progress_bar
 from seqmi.validate import check_float, check_int
 
 Scorer = Callable[[torch.Tensor], torch.Tensor]
@@ -170,7 +170,7 @@ def sample_documents(model: nn.Module, tokenizer: object, bos_id: int, n_chars: 
     total = 0
     forked = [device] if device.type == "cuda" else []
     with torch.random.fork_rng(devices=forked), torch.no_grad(), \
-            tqdm(total=n_chars, desc=f"sampling at T = {temperature:g}", unit="char") as bar:
+            progress_bar(total=n_chars, desc=f"sampling at T = {temperature:g}", unit="char") as bar:
         torch.manual_seed(seed)
         while total < n_chars:
             per_sample = total / len(docs) if docs else 4.0 * max_new_tokens

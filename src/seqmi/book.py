@@ -338,6 +338,34 @@ def build_dir(root: Path, profile: str) -> Path:
     return root / "_build" / profile
 
 
+def _kernel_manager_class(sockets: str) -> type:
+    """A kernel manager that talks to its kernel over local IPC sockets in the folder ``sockets``.
+
+    On TCP (the default) every kernel warns, at start, that its ports are unencrypted: one
+    multi-line warning per chapter of a build. The kernel of a chapter never leaves this
+    machine, so IPC sockets do the same work without the ports and the warning.
+    """
+    from jupyter_client.manager import AsyncKernelManager
+
+    class IPCKernelManager(AsyncKernelManager):
+        def __init__(self, **kwargs: Any) -> None:
+            super().__init__(**kwargs)
+            self.transport = "ipc"
+            self.ip = os.path.join(sockets, "kernel")
+
+    return IPCKernelManager
+
+
+def run_notebook(notebook: Any, executed: Path, parameters: dict[str, Any], root: Path) -> None:
+    """Execute ``notebook`` with papermill into ``executed``, from ``root``, on a local IPC kernel."""
+    import papermill
+
+    with tempfile.TemporaryDirectory(prefix="seqmi-kernel-") as sockets:
+        papermill.execute_notebook(notebook, str(executed), parameters=parameters, cwd=str(root),
+                                   kernel_name="python3", progress_bar=False,
+                                   kernel_manager_class=_kernel_manager_class(sockets))
+
+
 def execute(root: Path, profile: str, only: list[str] | None = None,
             extra: dict[str, Any] | None = None, out: Path | None = None) -> dict[str, dict[str, Any]]:
     """Execute chapters with papermill; return (and write) the manifest.
@@ -387,10 +415,7 @@ def execute(root: Path, profile: str, only: list[str] | None = None,
         os.environ[ROOT_ENV] = str(root)
         os.environ[PROFILE_ENV] = profile
         try:
-            papermill.execute_notebook(
-                read_chapter(root, chapter), str(executed), parameters=parameters,
-                cwd=str(root), kernel_name="python3", progress_bar=False,
-            )
+            run_notebook(read_chapter(root, chapter), executed, parameters, root)
         except papermill.PapermillExecutionError as err:
             status, error = "failed", f"{err.ename}: {err.evalue}"
         wall = time.perf_counter() - start
@@ -694,8 +719,6 @@ def execute_section(root: Path, profile: str, chapter: str, section: str,
         The folder the section wrote to (its parameters and wall time are in its
         ``provenance.json``).
     """
-    import papermill
-
     notebook = section_notebook(root, chapter, section)
     overrides = check_overrides(root, chapter, profile_overrides(root, chapter, profile))
     if extra:
@@ -708,8 +731,7 @@ def execute_section(root: Path, profile: str, chapter: str, section: str,
     os.environ[ROOT_ENV], os.environ[PROFILE_ENV] = str(root), profile
     print(f"[{profile}] executing {chapter}, section {section} ...", flush=True)
     start = time.perf_counter()
-    papermill.execute_notebook(notebook, str(out / "executed.ipynb"), parameters=parameters, cwd=str(root),
-                               kernel_name="python3", progress_bar=False)
+    run_notebook(notebook, out / "executed.ipynb", parameters, root)
     provenance = _provenance(commit, profile, parameters, time.perf_counter() - start)
     (out / PROVENANCE_FILE).write_text(json.dumps(provenance, indent=2) + "\n")
     return out

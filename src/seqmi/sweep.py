@@ -33,7 +33,8 @@ from pathlib import Path, PurePath
 from typing import Any
 
 import numpy as np
-from tqdm.auto import tqdm
+
+from seqmi.progress import progress_bar
 
 # ---------------------------------------------------------------- budget
 
@@ -392,7 +393,7 @@ def run_sweep(points: Iterable[Hashable], compute: Callable[[Any, str | None], d
             _write_record(cache / f"{keys[point]}.json", records[point])
         bar.update(1)
 
-    bar = tqdm(total=len(order), initial=len(records), desc=name, unit="point", disable=not progress)
+    bar = progress_bar(total=len(order), initial=len(records), desc=name, unit="point", disable=not progress)
     try:
         if executor is None:
             for point in todo:

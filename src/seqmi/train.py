@@ -64,6 +64,7 @@ from torch.nn import functional as F
 from seqmi.device import DeviceLike, cuda_rng_state, resolve_device, restore_cuda_rng_state
 from seqmi.family import RecurrentFamily, family_key
 from seqmi.models.lm import sequence_loss
+from seqmi.progress import progress_bar
 from seqmi.rng import child_seed
 from seqmi.sweep import Budget, OutOfTime
 from seqmi.validate import check_choice, check_float, check_int
@@ -534,14 +535,12 @@ def fit(members: Sequence[Member], task: Task, *, device: DeviceLike = "cpu", am
         the run exactly (a checkpoint of them written there resumes bit for bit, if
         ``task.batches.replayable``); an exception raised there interrupts the run.
     """
-    from tqdm.auto import tqdm
-
     device = resolve_device(device)
     start = time.perf_counter()
     steps = task.batches.steps_per_epoch
     # a member stopped inside an epoch still closes it (evaluation, record)
     active = [m for m in members if m.stopped is None or m.epoch_start is not None]
-    bar = tqdm(total=max([m.config.max_epochs * steps for m in members], default=0),
+    bar = progress_bar(total=max([m.config.max_epochs * steps for m in members], default=0),
                initial=max([m.step for m in members], default=0), desc=desc, disable=not progress, leave=False)
     while active:
         t_epoch = time.perf_counter()

@@ -22,7 +22,6 @@ import numpy as np
 import torch
 from numpy.typing import NDArray
 from torch import nn
-from tqdm.auto import tqdm
 
 from seqmi.bipartite import load_smollm2, sample_documents
 from seqmi.data.subvolume import SubvolumeGaussian
@@ -31,6 +30,7 @@ from seqmi.l2m import history_state_size, linear_state_excess
 from seqmi.models.gaussian_lm import GaussianSequenceModel, evaluate_kl, train_gaussian
 from seqmi.models.lm import TransformerLM
 from seqmi.models.mamba import MambaLM
+from seqmi.progress import progress_bar
 from seqmi.rng import child_seed
 from seqmi.sweep import current_budget, sweep_key, unkeyed
 from seqmi.train import Sequences, TrainConfig, TrainResult, train
@@ -206,7 +206,7 @@ def train_fold_char_lms(docs: Sequence[Document], vocab: CharVocab, k: int, widt
     check_float("valid_fraction", valid_fraction, 0.0, 0.5, low_open=True)
     window = settings.window
     models = []
-    for f, held in enumerate(tqdm(chapter_folds(len(docs), k, settings.seed), desc="fold models")):
+    for f, held in enumerate(progress_bar(chapter_folds(len(docs), k, settings.seed), desc="fold models")):
         fold_settings = replace(settings, seed=child_seed(settings.seed, "char-fold", f))
         rest = np.setdiff1d(np.arange(len(docs)), held)
         n_valid = max(1, round(valid_fraction * len(rest)))

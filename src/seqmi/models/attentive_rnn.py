@@ -33,9 +33,9 @@ import numpy as np
 import torch
 from numpy.typing import NDArray
 from torch import nn
-from tqdm.auto import tqdm
 
 from seqmi.device import DeviceLike, resolve_device
+from seqmi.progress import progress_bar
 from seqmi.rng import child_seed
 from seqmi.sweep import Budget
 from seqmi.train import Batches, Member, Task, TrainConfig, TrainResult, fit_checkpointed, member_result
@@ -516,7 +516,7 @@ def transfer_accuracy(model: TaskModel, sample: Callable[[int, int, int], tuple[
     """
     check_int("n", n, 1)
     out = {}
-    for T in tqdm(lengths, desc="length transfer", leave=False):
+    for T in progress_bar(lengths, desc="length transfer", leave=False):
         tok, tgt = (torch.as_tensor(a, device=device) for a in sample(n, T, seed))
         out[T] = recall_accuracy(model, tok, tgt, n_recall)
     return out
