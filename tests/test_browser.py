@@ -121,21 +121,39 @@ def test_scoreboard_lists_every_claim_and_links_the_chapters(book_run, browser):
 
     html = book_run.html().parent
     page = html / "book" / "claims.html"
-    _open(browser, page, "scoreboard")
-    rows = scoreboard.collect(ROOT, book.chapters(ROOT), book_run.out / "artifacts")
-    table = browser.execute_script("""
-        const tables = [...document.querySelectorAll('article table')];
-        const main = tables[tables.length - 1];
-        return [...main.querySelectorAll('tbody tr')].map(tr => ({
-            id: tr.cells[0].innerText.trim(), verdict: tr.cells[4].innerText.trim(),
-            others: tr.cells[6].innerText.trim(),
-            href: (tr.cells[7].querySelector('a') || {}).href || null}));
-    """)
+    browser.set_window_size(1366, 768)  # a laptop screen
+    try:
+        _open(browser, page, "scoreboard")
+        rows = scoreboard.collect(ROOT, book.chapters(ROOT), book_run.out / "artifacts")
+        table = browser.execute_script("""
+            const tables = [...document.querySelectorAll('article table')];
+            const main = tables[tables.length - 1];
+            return [...main.querySelectorAll('tbody tr')].map(tr => ({
+                id: tr.cells[0].innerText.trim(), verdict: tr.cells[3].innerText.trim(),
+                right: tr.cells[3].getBoundingClientRect().right,
+                href: (tr.cells[5].querySelector('a') || {}).href || null}));
+        """)
+        width = browser.execute_script("""
+            const main = document.querySelector('main') || document.body;
+            const tables = [...document.querySelectorAll('article table')];
+            const t = tables[tables.length - 1];
+            return {scroll: main.scrollWidth, client: main.clientWidth, window: window.innerWidth,
+                    table: t.scrollWidth, room: t.parentElement.clientWidth};
+        """)
+        details = browser.execute_script(
+            "return [...document.querySelectorAll('article dl dd')].map(d => d.innerText.trim());")
+    finally:
+        browser.set_window_size(1280, 1600)
     assert [r["id"] for r in table] == [r.claim["id"] for r in rows]
     assert [r["verdict"] for r in table] == [r.claim["verdict"] for r in rows]
-    # the claim's verdicts in the chapter's other runs (the live quick run at least, where recorded)
-    assert [r["others"] for r in table] == [
-        "; ".join(f"{o}: {v}" for o, v in row.elsewhere) or "—" for row in rows]
+    # the page does not scroll sideways, and the verdict column is on screen
+    assert width["scroll"] <= width["client"] and width["table"] <= width["room"], width
+    assert max(r["right"] for r in table) <= width["window"], (max(r["right"] for r in table), width)
+    # below the table, each claim's scale and its verdicts in the chapter's other runs
+    assert len(details) == len(rows)
+    for row, text in zip(rows, details):
+        others = "; ".join(f"{o}: {v}" for o, v in row.elsewhere) or "—"
+        assert f"Other runs: {others}." in text, (row.claim["id"], text)
     for row, shown in zip(rows, table):
         # each row links to its chapter's claims section, which exists in the rendered chapter
         assert shown["href"] and f"notebooks/{row.chapter}.html#claims-" in shown["href"], shown

@@ -37,7 +37,10 @@ def test_largest_current_run_wins(tmp_path):
     # each row also gives the claim's verdict in the chapter's other current runs
     assert [r.elsewhere for r in rows] == [(("results/reference", "inconclusive"),),
                                            (("live quick run", "reproduced"),), (), ()]
-    assert "| results/full (full000000) | results/reference: inconclusive |" in text
+    assert "read from results/full (full000000). *Scale:* quick: n = 1. *Other runs:* results/reference: inconclusive." in text
+    # the table keeps the columns a reader scans, the verdict as a badge
+    assert "| `shen2019.x.c0` | Shen 2019 | statistical | {bdg-success}`reproduced` | full | {ref}`00 <claims-00_a>` |" \
+        in text
 
 
 def test_each_claim_comes_from_the_largest_run_that_computed_it(tmp_path):

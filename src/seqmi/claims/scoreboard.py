@@ -118,31 +118,57 @@ def _cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def markdown(rows: list[Row], linked: set[str]) -> str:
-    """Counts per verdict and per paper, then one row per claim.
+BADGES = {"reproduced": "bdg-success", "not reproduced": "bdg-danger", "inconclusive": "bdg-warning",
+          "erratum": "bdg-info"}
 
-    Chapters in ``linked`` get a cross-reference to their claims section (a label
-    ``claims-<chapter>`` that every chapter defines); others are named only.
+
+def badge(verdict: str) -> str:
+    """A verdict as a coloured sphinx-design badge."""
+    return f"{{{BADGES[verdict]}}}`{verdict}`"
+
+
+def run_label(origin: str) -> str:
+    """The short name of a run in the table: ``full``, ``reference (stale)``, ``quick``..."""
+    if origin.startswith("results/"):
+        return origin[len("results/"):]
+    return origin.removeprefix("live ").removesuffix(" run")
+
+
+def markdown(rows: list[Row], linked: set[str]) -> str:
+    """Counts per verdict and per paper, one narrow row per claim, then each claim's details.
+
+    The table keeps what a reader scans for (id, paper, kind, verdict, the run it was read
+    from, the chapter) so that it fits a laptop screen; each claim's scale, the commit of
+    its run and its verdicts in the chapter's other runs follow in a list below it, under
+    the claim's id. Chapters in ``linked`` get a cross-reference to their claims section
+    (a label ``claims-<chapter>`` that every chapter defines); others are named only.
     """
     totals = Counter(r.claim["verdict"] for r in rows)
     out = [f"{len(rows)} claims from {len({r.chapter for r in rows})} chapters.", "",
            "| verdict | claims |", "| --- | ---: |"]
-    out += [f"| {v} | {totals.get(v, 0)} |" for v in VERDICTS]
+    out += [f"| {badge(v)} | {totals.get(v, 0)} |" for v in VERDICTS]
     papers = list(dict.fromkeys(paper_of(r.claim["id"]) for r in rows))
     out += ["", "| paper | " + " | ".join(VERDICTS) + " | all |", "| --- |" + " ---: |" * (len(VERDICTS) + 1)]
     for paper in papers:
         counts = Counter(r.claim["verdict"] for r in rows if paper_of(r.claim["id"]) == paper)
         out.append(f"| {paper} | " + " | ".join(str(counts.get(v, 0)) for v in VERDICTS)
                    + f" | {sum(counts.values())} |")
-    out += ["", "| id | source | kind | scale | verdict | read from | other runs | chapter |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    out += ["", "| id | paper | kind | verdict | run | ch. |", "| --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         c = r.claim
         where = (f"{{ref}}`{r.chapter[:2]} <claims-{r.chapter}>`" if r.chapter in linked else r.chapter[:2])
+        cells = (f"`{c['id']}`", paper_of(c["id"]), c["kind"])
+        out.append("| " + " | ".join(_cell(x) for x in cells) + f" | {badge(c['verdict'])} | "
+                   + _cell(run_label(r.origin)) + f" | {where} |")
+    out += ["", "## What decided each claim", "",
+            "Each claim's scale (the sizes of the run it was read from, and what would decide it when "
+            "it is inconclusive), the commit of that run, and its verdict in the chapter's other runs.", ""]
+    for r in rows:
+        c = r.claim
+        read = f"{r.origin} ({r.commit})" if r.commit != "?" else r.origin
         others = "; ".join(f"{origin}: {verdict}" for origin, verdict in r.elsewhere) or "—"
-        cells = (f"`{c['id']}`", c["source"], c["kind"], c["scale"], f"**{c['verdict']}**",
-                 f"{r.origin} ({r.commit})" if r.commit != "?" else r.origin, others, where)
-        out.append("| " + " | ".join(_cell(x) if i != 7 else x for i, x in enumerate(cells)) + " |")
+        out += [f"`{c['id']}`", f": {badge(c['verdict'])} read from {_cell(read)}. *Scale:* {_cell(c['scale'])}. "
+                f"*Other runs:* {_cell(others)}.", ""]
     return "\n".join(out) + "\n"
 
 
