@@ -159,3 +159,21 @@ def test_scoreboard_lists_every_claim_and_links_the_chapters(book_run, browser):
         assert shown["href"] and f"notebooks/{row.chapter}.html#claims-" in shown["href"], shown
         fragment = shown["href"].split("#", 1)[1]
         assert f'id="{fragment}"' in (html / "notebooks" / f"{row.chapter}.html").read_text(), fragment
+
+
+def test_a_recorded_figure_is_shown_where_the_chapter_draws_it(book_run, browser):
+    html = book_run.html().parent
+    chapter = "03_rnn_transformer_mi"
+    _open(browser, html / "notebooks" / f"{chapter}.html", "recorded-figure-in-place")
+    found = browser.execute_script("""
+        const tabs = document.querySelector('article .seqmi-figure-tabs');
+        const end = document.getElementById('recorded-runs-at-larger-scale');
+        if (!tabs || !end) return null;
+        const img = tabs.querySelector('.sd-tab-content img');
+        return {before: !!(tabs.compareDocumentPosition(end) & Node.DOCUMENT_POSITION_FOLLOWING),
+                label: tabs.querySelector('label').innerText, width: img.naturalWidth,
+                visible: img.getBoundingClientRect().height > 0};
+    """)
+    assert found, "no figure shown in place, or no end-of-chapter section"
+    assert found["before"] and found["label"].startswith("reference run"), found
+    assert found["width"] > 0 and found["visible"], found

@@ -48,3 +48,44 @@ def test_recorded_dirs_list_full_then_reference(tmp_path, monkeypatch):
     assert report.recorded_dirs("xx", tmp_path) == [tmp_path / "results" / "reference" / "xx"]
     report.save_results(tmp_path / "results" / "full" / "xx", "xx", {})
     assert report.recorded_dirs("xx", tmp_path) == [tmp_path / "results" / p / "xx" for p in ("full", "reference")]
+
+
+def test_a_figure_is_shown_beside_the_recorded_runs_figures(tmp_path, monkeypatch):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from IPython import display as ipd
+
+    shown = []
+    monkeypatch.setattr(ipd, "display", lambda obj: shown.append(obj))
+    root = tmp_path / "book"
+    (root / "notebooks").mkdir(parents=True)
+    (root / "notebooks" / "profiles.yml").write_text("reference: {}\n")
+    monkeypatch.setenv(report.ROOT_ENV, str(root))
+    monkeypatch.setenv(report.PROFILE_ENV, "quick")
+    recorded = root / "results" / "reference" / "03_x"
+    recorded.mkdir(parents=True)
+    (recorded / "results.json").write_text(json.dumps({"chapter": "03_x", "results": {}, "claims": []}))
+    (recorded / "provenance.json").write_text(json.dumps({"date": "2026-11-26", "device": "cpu",
+                                                          "parameters": {}}))
+    fig, ax = plt.subplots()
+    ax.plot([0, 1])
+    fig.savefig(recorded / "fig1.png")
+    path = report.show_figure(fig, tmp_path / "out", "fig1", "03_x")
+    assert path.is_file() and len(shown) == 1
+    markup = shown[0].data
+    # the recorded run's tab first and open, this run's last, both images inline
+    assert markup.index("reference run (2026-11-26, cpu)") < markup.index("this run (quick)")
+    assert markup.count("data:image/png;base64,") == 2 and "<input checked" in markup
+    # a figure that no run recorded is shown alone, as plt.show() shows it
+    fig2, _ = plt.subplots()
+    monkeypatch.setattr(plt, "show", lambda: shown.append("plt.show"))
+    report.show_figure(fig2, tmp_path / "out", "fig2", "03_x")
+    assert shown[-1] == "plt.show"
+    # the end-of-chapter recording points to the figure shown in place instead of repeating it
+    shown.clear()
+    report.show_reference("03_x")
+    texts = [getattr(obj, "data", "") for obj in shown]
+    assert any("`fig1` are shown in place above" in t for t in texts)
+    assert not any(type(obj).__name__ == "Image" for obj in shown)

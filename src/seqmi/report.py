@@ -126,6 +126,72 @@ def save_figure(fig: Any, out_dir: str | os.PathLike, name: str) -> Path:
     return path
 
 
+# (chapter, figure name) pairs that show_figure put in place in this process: the
+# end-of-chapter recordings (show_reference) point to them instead of repeating them
+_SHOWN_IN_PLACE: set[tuple[str, str]] = set()
+
+
+def show_figure(fig: Any, out_dir: str | os.PathLike, name: str, chapter: str) -> Path:
+    """Save a figure (:func:`save_figure`) and show it beside the same figure of every recorded run.
+
+    Where ``results/<profile>/<chapter>/<name>.png`` exists (the full and reference
+    runs, largest first), the reader meets the figure that decides the claims where the
+    chapter draws it: one tab per recorded run, labelled with its profile, date and
+    device, then a tab with this run's figure. Otherwise this run's figure alone, as
+    ``plt.show()`` shows it. The tabs are sphinx-design's, pure HTML and CSS, with the
+    images inline: an executed notebook carries them wherever it goes.
+
+    Returns
+    -------
+    Path
+        The saved figure of this run.
+    """
+    import matplotlib.pyplot as plt
+    from IPython.display import HTML, display
+
+    path = save_figure(fig, out_dir, name)
+    recorded = [(folder, folder / f"{name}.png") for folder in recorded_dirs(chapter)]
+    recorded = [(folder, png) for folder, png in recorded if png.is_file()]
+    if not recorded:
+        plt.show()
+        return path
+    plt.close(fig)
+    _SHOWN_IN_PLACE.add((chapter, name))
+    profile = os.environ.get(PROFILE_ENV, "interactive")
+    tabs = [(_run_label(folder), png) for folder, png in recorded] + [(f"this run ({profile})", path)]
+    display(HTML(_tab_set(name, tabs)))
+    return path
+
+
+def _run_label(folder: Path) -> str:
+    """``reference run (2026-11-26, cpu)``, with ``stale`` when today's profile differs."""
+    prov_path = folder / PROVENANCE_FILE
+    prov = json.loads(prov_path.read_text()) if prov_path.is_file() else {}
+    root = folder.parents[2]
+    when = ", ".join(str(x) for x in (prov.get("date"), prov.get("device")) if x)
+    stale = ", stale" if stale_parameters(folder, root) else ""
+    return f"{folder.parent.name} run ({when}{stale})" if when else f"{folder.parent.name} run{stale}"
+
+
+def _tab_set(name: str, tabs: list[tuple[str, Path]]) -> str:
+    """sphinx-design's tab-set markup around inline PNGs, the first tab open."""
+    import base64
+    import html
+
+    parts = ['<div class="sd-tab-set docutils seqmi-figure-tabs">']
+    for i, (label, png) in enumerate(tabs):
+        tab_id = f"{name}-{i}"
+        data = base64.b64encode(png.read_bytes()).decode()
+        parts += [f'<input{" checked" if i == 0 else ""} id="{tab_id}" name="{name}-tabs" type="radio">',
+                  f'<label class="sd-tab-label" for="{tab_id}">{html.escape(label)}</label>',
+                  f'<div class="sd-tab-content docutils"><img alt="{html.escape(label)}: {name}" '
+                  f'src="data:image/png;base64,{data}" style="max-width: 100%"></div>']
+    parts.append("</div>")
+    parts.append('<p class="caption"><em>The first tab is the largest recorded run, the scale that decides '
+                 "this figure's claims; the last is this run.</em></p>")
+    return "\n".join(parts)
+
+
 def book_root(start: str | os.PathLike | None = None) -> Path | None:
     """The book's root folder: ``$SEQMI_BOOK_ROOT``, else the first parent holding ``_toc.yml``."""
     env = os.environ.get(ROOT_ENV)
@@ -223,8 +289,13 @@ def _show_recorded(folder: Path, root: Path) -> None:
                          "to see its claims table.*"))
     else:
         display(Markdown(claims_markdown(payload)))
+    in_place = sorted(png.stem for png in folder.glob("*.png") if (folder.name, png.stem) in _SHOWN_IN_PLACE)
+    if in_place:
+        display(Markdown(f"Its figures {', '.join(f'`{n}`' for n in in_place)} are shown in place above, each "
+                         "in its own tab beside this run's."))
     for png in sorted(folder.glob("*.png")):
-        display(Image(filename=str(png)))
+        if png.stem not in in_place:
+            display(Image(filename=str(png)))
 
 
 def _to_json(value: Any) -> Any:
