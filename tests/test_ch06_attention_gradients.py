@@ -152,28 +152,35 @@ def test_table5_rows(book_run, res):
     assert generic["kind"] == "exact" and generic["verdict"] == "reproduced" and generic["value"] >= 1
 
 
-def test_fig3_sweep_keeps_every_replicate(book_run, res):
+def test_fig3_sweep_keeps_every_seed(book_run, res):
+    from seqmi.book import declared_parameters, find_root, read_chapter
     from seqmi.claims import by_id
-    from seqmi.claims.ch06_attention_gradients import fig3_contrasts
+    from seqmi.claims.ch06_attention_gradients import fig3_contrasts, gradient_decays
 
-    n = res["settings"]["profile_replicates"]
-    assert set(res["gradient_spread"]) == set(res["gradient_accuracy"]) == set(res["gradient_profiles"])
-    for key, spreads in res["gradient_spread"].items():
-        assert len(spreads) == len(res["gradient_accuracy"][key]) == len(res["gradient_profiles"][key]) == n
-        # a spread is the decades between the largest and smallest norm over the input steps
-        for spread, profile in zip(spreads, res["gradient_profiles"][key]):
-            head = np.array(profile[:res["settings"]["profile_length"]])
-            assert spread == pytest.approx(np.log10(head.max() / head.min()), rel=1e-9)
+    run = res["fig3_settings"]
+    # the quick profile is the chapter's defaults
+    quick = {k: p.default for k, p in declared_parameters(read_chapter(find_root(), CHAPTER)).items()}
+    n = quick["profile_replicates"]
+    assert run["first_seed"] == quick["profile_seed_offset"]
+    assert run["held_out_batches"] == quick["profile_batches"]
+    assert set(res["gradient_accuracy"]) == set(res["gradient_profiles"])
+    for key, profiles in res["gradient_profiles"].items():
+        # one profile per seed, a norm for every input, marker and recall step
+        assert len(profiles) == len(res["gradient_accuracy"][key]) == n
+        assert all(len(p) == run["length"] + 11 and min(p) > 0 for p in profiles)
     fig3 = by_id(book_run.claims(CHAPTER), "kerg2020.fig3.rho-destabilises")
-    assert fig3["value"] == pytest.approx(fig3_contrasts(res["gradient_spread"])["rho3_margin"].mean())
+    decays = gradient_decays(res["gradient_profiles"], run["length"])
+    assert fig3["value"] == pytest.approx(fig3_contrasts(decays)["rho3_margin"].mean())
+    assert f"seeds {run['first_seed']}–{run['first_seed'] + n - 1}" in fig3["rule"]
 
 
 def test_minigrid_agents(book_run, res):
     from seqmi.claims import by_id
+    from seqmi.claims.ch06_attention_gradients import minigrid_seeds
 
     mg = res["minigrid"]
     envs = [mg["train_env"], *mg["test_envs"]]
-    assert set(mg["runs"]) == {f"{k}/{r}" for k in mg["kinds"] for r in range(mg["replicates"])}
+    assert set(mg["runs"]) == {f"{k}/{r}" for k in mg["kinds"] for r in minigrid_seeds(mg)}
     for run in mg["runs"].values():
         # one point per rollout, or per block of rollouts in a long run
         assert len(run["success_curve"]) == len(run["env_steps"]) == min(mg["updates"], 120)
