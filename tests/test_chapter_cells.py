@@ -1,9 +1,11 @@
-"""Chapters stay readable: short code cells, and no training or sweep loop of their own.
+"""Chapters stay readable: short, narrow code cells, and no training or sweep loop of their own.
 
 The loops live in the package (:func:`seqmi.train.fit`, :func:`seqmi.sweep.run_sweep`), so
 that every chapter trains and sweeps the same way, resumably and on any executor; a
-chapter's cells call them. The parameters cell is exempt from the length limit: papermill
-injects overrides after that one cell, so every parameter must be a top-level name in it.
+chapter's cells call them. A code line wider than the page scrolls sideways in the rendered
+book. The parameters cell is exempt from both limits: papermill injects overrides after
+that one cell, so every parameter must be a top-level name in it, and it reads each
+parameter's help from its inline comment.
 """
 
 from __future__ import annotations
@@ -16,7 +18,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.md"))
-MAX_LINES = 40
+MAX_LINES = 30
+MAX_WIDTH = 88
+# chapters whose cells are reformatted separately: until then they must fail the layout checks
+PENDING_LAYOUT = {"03_rnn_transformer_mi", "06_attention_gradients"}
 # the package's training entry points and per-point sweep work: a chapter loop calling
 # one of them is a training or sweep loop of its own
 TRAINERS = {"fit", "train", "train_family", "train_gaussian", "train_language_model", "train_task_model",
@@ -33,6 +38,12 @@ def _is_parameters(source: str) -> bool:
     return source.lstrip().startswith(":tags: [parameters]")
 
 
+def _layout_cases() -> list:
+    pending = pytest.mark.xfail(strict=True, reason="reformatted separately")
+    return [pytest.param(p, id=p.stem, marks=[pending] if p.stem in PENDING_LAYOUT else [])
+            for p in CHAPTERS]
+
+
 def _called_names(node: ast.AST) -> set[str]:
     names = set()
     for call in ast.walk(node):
@@ -42,11 +53,18 @@ def _called_names(node: ast.AST) -> set[str]:
     return names
 
 
-@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", _layout_cases())
 def test_code_cells_are_short(path):
     long = [(line, n) for line, src in _cells(path) if not _is_parameters(src)
             and (n := sum(1 for s in src.splitlines() if s.strip())) > MAX_LINES]
     assert not long, f"{path.name}: cells longer than {MAX_LINES} lines at (line, length) {long}"
+
+
+@pytest.mark.parametrize("path", _layout_cases())
+def test_code_lines_fit_the_page(path):
+    wide = [(line + i, len(s)) for line, src in _cells(path) if not _is_parameters(src)
+            for i, s in enumerate(src.splitlines(), 1) if len(s) > MAX_WIDTH]
+    assert not wide, f"{path.name}: code lines wider than {MAX_WIDTH} characters at (line, width) {wide}"
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)

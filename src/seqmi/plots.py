@@ -1,7 +1,9 @@
-"""Figure panels the chapters share: two-point MI curves, and correlation lengths with intervals.
+"""Figure panels the chapters share: MI curves, correlation lengths, estimates with errors.
 
-Both draw on a matplotlib ``Axes`` the caller owns (its figure, layout and saving stay in
-the chapter). The records they read are those of
+Two-point MI curves (:func:`mi_panel`), correlation lengths with their intervals
+(:func:`xi_panel`) and MI estimates with their standard errors (:func:`estimate_bars`).
+All draw on a matplotlib ``Axes`` the caller owns (its figure, layout and saving stay in
+the chapter). The records :func:`xi_panel` reads are those of
 :func:`seqmi.experiments.ch03_rnn_transformer_mi.decay_fits`: ``xi`` and its 95%
 interval ``xi_ci``.
 """
@@ -106,3 +108,26 @@ def xi_panel(ax: Axes, series: Sequence[tuple[str, Sequence[float], Sequence[Map
     ax.set_ylabel(r"correlation length $\xi$")
     ax.set_title(title)
     ax.legend(fontsize=7)
+
+
+def estimate_bars(ax: Axes, lengths: ArrayLike, estimates: Sequence[Any], **style: Any) -> None:
+    """MI estimates against sequence length with their standard errors, the positive ones only.
+
+    A bias-corrected estimate of a small MI can fall at or below zero, where a log axis has
+    no place for it: it is left out, not clipped.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    lengths : array_like
+        The length of every estimate.
+    estimates : sequence
+        One record per length with ``mi`` and ``stderr``, e.g.
+        :class:`seqmi.bipartite.BipartiteEstimate`.
+    **style
+        Keyword arguments of ``ax.errorbar``.
+    """
+    mi = np.array([e.mi for e in estimates])
+    se = np.array([e.stderr for e in estimates])
+    keep = mi > 0
+    ax.errorbar(np.asarray(lengths)[keep], mi[keep], yerr=se[keep], **style)
