@@ -63,6 +63,7 @@ Conventions
     - :mod:`seqmi.device`: the device argument and the CPU-thread setting.
     - :mod:`seqmi.rng`: named child seeds.
     - :mod:`seqmi.validate`: argument checks with clear messages.
+    - :mod:`seqmi.progress`: progress bars that print one line in a notebook.
 
 The book
     - :mod:`seqmi.report`: chapter results, figures and reference runs.
