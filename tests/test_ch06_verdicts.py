@@ -248,7 +248,7 @@ def test_the_fig3_section_is_its_cells_the_parameters_and_the_setup():
     notebook = section_notebook(find_root(Path(__file__).parent), "06_attention_gradients", "fig3")
     tags = [c.metadata.get("tags", []) for c in notebook.cells]
     setup = tags.count(["setup"])
-    assert tags[0] == ["parameters"] and tags[1:setup + 1] == [["setup"]] * setup and setup >= 3
+    assert tags[0] == ["parameters", "hide-input"] and tags[1:setup + 1] == [["setup"]] * setup and setup >= 3
     assert tags[setup + 1:-1] == [["section-fig3"]] * 3 and tags[-1] == []
     # what the Fig. 3 rule reads is saved by the section itself
     saved = "".join(c.source for c in notebook.cells[setup + 1:-1])
