@@ -253,3 +253,20 @@ def test_the_fig3_section_is_its_cells_the_parameters_and_the_setup():
     # what the Fig. 3 rule reads is saved by the section itself
     saved = "".join(c.source for c in notebook.cells[setup + 1:-1])
     assert all(key in saved for key in ("gradient_profiles=", "gradient_accuracy=", "fig3_settings="))
+
+
+def _lstm_results(accuracy_at_10: float, steps_to_99, transfer: dict[int, float]) -> dict:
+    return {"settings": {"transfer_batch": 500}, "copy_run": {"length": 10, "lr": 1e-2}, "profile": "reference",
+            "transfer_training": {"lstm": {"updates": 5000, "accuracy": accuracy_at_10, "steps_to_99": steps_to_99}},
+            "transfer": {"lstm": {str(t): a for t, a in transfer.items()}}}
+
+
+def test_table5_lstm_row_needs_an_lstm_that_learned_copy():
+    # the reference run's LSTM: 18.9% at T = 10, chance everywhere after: no evidence about length
+    never = ch06._lstm_baseline(_lstm_results(0.1885, None, {100: 0.154, 500: 0.126, 2000: 0.126}))
+    assert never.verdict == "inconclusive" and "never learned Copy" in never.scale
+    # learned at T = 10, perfect to 300 and at chance from 500: Table 5's column
+    table = {100: 1.0, 200: 1.0, 300: 0.999, 500: 0.12, 1000: 0.13, 2000: 0.125}
+    assert ch06._lstm_baseline(_lstm_results(1.0, 900, table)).verdict == "reproduced"
+    # still recalling at T = 1000: not the column's collapse
+    assert ch06._lstm_baseline(_lstm_results(1.0, 900, {**table, 1000: 0.9})).verdict == "not reproduced"

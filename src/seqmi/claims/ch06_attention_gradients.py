@@ -29,6 +29,10 @@ SECONDS_PER_UPDATE_T1000 = 0.055
 # evidence against Table 5, since RelRNN trained from scratch at T = 100 stays at chance for
 # 12,000 updates at learning rates 1e-3 to 1e-2 on Denoise (probes while sizing the reference profile)
 PAPER_UPDATES = 200_000
+# Table 5's LSTM column: 100% at T = 100, 200, 300; 12% at T = 500, 1000, 2000
+PAPER_LSTM_SOLVED, PAPER_LSTM_CHANCE = (100, 200, 300), (500, 1000, 2000)
+# recall under this counts as chance for the LSTM row (chance is 1/8 = 12.5%)
+LSTM_CHANCE_CEILING = 0.2
 # Table 4 (MiniGrid): the authors trained every agent for 5,000,000 environment steps
 PAPER_ENV_STEPS = 5_000_000
 # without memory of the start room's object an agent picks the matching one at the split at best
@@ -371,6 +375,7 @@ def _task_claims(r: dict[str, Any]) -> list[Claim]:
                          base_scale + f"; not trained at T = {T_long} in this profile: needs ≥ {needed} updates there "
                          f"(what T = {short} took), ≈ {minutes:.0f} min at {SECONDS_PER_UPDATE_T1000} s per update",
                          "no run trained at this T"))
+    out.append(_lstm_baseline(r))
     budget = (f"{r['train_steps']} updates from scratch, the paper's budget {PAPER_UPDATES:,} (Copy alone took "
               f"RelRNN {needed} updates at T = {short}): a failure below that budget is no evidence")
     accs = r["task_accuracy"]
@@ -403,6 +408,37 @@ def _task_claims(r: dict[str, Any]) -> list[Claim]:
             budget_note=(f"{long_run['updates']:,} updates, below the authors' budget of {PAPER_UPDATES:,}: a failure "
                          "below it is no evidence" if long_run["max_steps"] < PAPER_UPDATES else "")))
     return out
+
+
+def _lstm_baseline(r: dict[str, Any]) -> Claim:
+    """Table 5's LSTM column: Copy solved up to T = 300, chance (12%) from T = 500 on."""
+    s, short = r["settings"], r["copy_run"]["length"]
+    symbols = s["transfer_batch"] * N_RECALL
+    claim = ("kerg2020.table5.lstm-baseline", "Kerg et al. 2020 supplement Table 5 (LSTM column), Table 6",
+             f"The LSTM solves Copy up to T = {max(PAPER_LSTM_SOLVED)} (100%) and falls to chance (12%) from "
+             f"T = {min(PAPER_LSTM_CHANCE)} on", "statistical")
+    rule = (f"Wilson 95% intervals over {symbols} held-out symbols of the LSTM's recall at each tested T: above "
+            f"{TARGET:.0%} at every T ≤ {max(PAPER_LSTM_SOLVED)} and below {LSTM_CHANCE_CEILING:.0%} (chance is "
+            f"{1 / 8:.1%}) at every T ≥ {min(PAPER_LSTM_CHANCE)}; only for an LSTM that learned Copy where it trained")
+    sub = (f"trained at T = {short} and tested at every T (length transfer), not trained at each T as in Table 5; "
+           f"Adam lr {r['copy_run']['lr']:g} instead of Table 6's 2e-4")
+    scale = f"{profile_of(r)}: LSTM trained at T = {short}, tested on {s['transfer_batch']} sequences per T"
+    trained = r["transfer_training"].get("lstm")
+    transfer = {int(t): acc for t, acc in r["transfer"].get("lstm", {}).items()}
+    detail = "; ".join(f"T = {t}: {acc:.1%}" for t, acc in sorted(transfer.items()))
+    if trained is None or not transfer:
+        return Claim(*claim, None, None, rule, "inconclusive", sub, scale + "; needs the LSTM in transfer_kinds",
+                     "no LSTM in this run")
+    if trained["steps_to_99"] is None:
+        return Claim(*claim, None, None, rule, "inconclusive", sub,
+                     scale + f"; the LSTM reached {trained['accuracy']:.1%} at T = {short} after {trained['updates']:,} "
+                     "updates: it never learned Copy, so its recall at longer T says nothing of length; needs an LSTM "
+                     f"trained to {TARGET:.0%} (Table 6: Adam 2e-4)", detail)
+    cis = {t: binomial_ci(acc * symbols, symbols) for t, acc in transfer.items()}
+    parts = [decide(ci, TARGET) for t, ci in cis.items() if t <= max(PAPER_LSTM_SOLVED)]
+    parts += [decide(ci, LSTM_CHANCE_CEILING, claim_above=False) for t, ci in cis.items()
+              if t >= min(PAPER_LSTM_CHANCE)]
+    return Claim(*claim, None, None, rule, combine(parts), sub, scale, detail)
 
 
 def _fig3_run(r: dict[str, Any]) -> dict[str, Any]:
