@@ -209,6 +209,10 @@ def test_a_sweep_recorded_before_the_seed_offset_starts_at_seed_0():
     assert "first_seed" not in r["minigrid"]
     assert ch06.minigrid_seeds(r["minigrid"]) == range(r["minigrid"]["replicates"])
     assert "seeds 0–6 of" in claims.by_id(ch06.rules(r), "kerg2020.table4.memory-train").rule
+    # its seeds were raised after looking: the interval that excludes 0.5 is the pilot's, held back
+    solved = claims.by_id(ch06.rules(r), "kerg2020.table4.memory-solved")
+    assert solved.verdict == "inconclusive" and "reproduced by its interval, held back" in solved.scale
+    assert solved.ci[0] > 0.5
 
 
 PROFILE = exp06.ProfileSettings(hidden=4, length=T, steps=2, batch=2, lr=0.01, seed=0, n_held_out=3,

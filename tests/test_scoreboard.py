@@ -90,3 +90,20 @@ def test_a_section_recorded_since_counts_with_its_own_parameters(tmp_path):
     prov["sections"]["text"]["parameters"]["docs"] = 20
     (folder / "provenance.json").write_text(json.dumps(prov))
     assert report.stale_parameters(folder, root) == ["docs"]
+
+
+def test_of_two_stale_recordings_the_one_nearer_todays_profile_comes_first(tmp_path):
+    root = tmp_path / "book"
+    (root / "notebooks").mkdir(parents=True)
+    (root / "notebooks" / "profiles.yml").write_text(
+        "full:\n  00_a: {steps: 1000, seeds: 5, lr: 0.1}\nreference:\n  00_a: {steps: 100, seeds: 5, lr: 0.1}\n")
+    _write(root / "results" / "full" / "00_a", ["inconclusive"])
+    _write(root / "results" / "reference" / "00_a", ["reproduced"])
+    # the full recording predates three of today's values, the reference one one of them
+    for profile, params in (("full", {"steps": 20, "seeds": 1, "lr": 0.2}), ("reference", {"steps": 100, "seeds": 3,
+                                                                                           "lr": 0.1})):
+        prov = root / "results" / profile / "00_a" / "provenance.json"
+        prov.write_text(json.dumps({"commit": "x", "profile": profile, "parameters": params}))
+    rows = scoreboard.collect(root, ["00_a"], None)
+    assert [(r.origin, r.claim["verdict"], r.elsewhere) for r in rows] == [
+        ("results/reference (stale)", "reproduced", (("results/full (stale)", "inconclusive"),))]

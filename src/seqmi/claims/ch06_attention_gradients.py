@@ -584,6 +584,12 @@ def _table4_claims(r: dict[str, Any]) -> list[Claim]:
                     "; its mean is too close to the threshold for any affordable number of seeds")
             if steps < PAPER_ENV_STEPS:
                 note += f" at this budget (the authors trained for {PAPER_ENV_STEPS:,} steps)"
+        if "first_seed" not in mg and verdict != "inconclusive":
+            # recorded before the sweep's seeds were fixed ahead of its run: its seed count was
+            # raised after an inconclusive interval, so it is the pilot, not a decisive run
+            note += (f"; {verdict} by its interval, held back: these seeds were chosen after looking (a pilot); the "
+                     "decisive run trains fresh seeds at the size fixed in profiles.yml")
+            verdict = "inconclusive"
         out.append(Claim(cid, source, statement, "statistical", float(value), ci if n >= 2 else None, rule, verdict,
                          sub, scale + note, detail))
     return out

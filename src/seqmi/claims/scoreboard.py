@@ -52,7 +52,8 @@ def chapter_runs(root: Path, chapter: str, live: Path | None) -> list[tuple[Path
     (labelled ``"live <profile> run"``). A recorded run whose parameters differ from today's
     profile (:func:`seqmi.report.stale_parameters`) is labelled stale and comes after the
     current recordings, before the live run: a stale recording never overrides a current
-    one, and still outranks the quick run a build makes. A recorded run that predates the
+    one, and still outranks the quick run a build makes. Of two stale recordings, the one
+    with fewer parameters set otherwise than today comes first. A recorded run that predates the
     current claim record is passed over (the chapter's page says so too), so the scoreboard
     never shows a claim without its kind or scale.
     """
@@ -60,11 +61,14 @@ def chapter_runs(root: Path, chapter: str, live: Path | None) -> list[tuple[Path
     for profile in RECORDED_PROFILES:
         folder = root / "results" / profile / chapter
         if (folder / "results.json").is_file() and _current(folder):
-            if stale_parameters(folder, root):
-                stale.append((folder, f"results/{profile} (stale)"))
+            differ = stale_parameters(folder, root)
+            if differ:
+                stale.append((len(differ), folder, f"results/{profile} (stale)"))
             else:
                 current.append((folder, f"results/{profile}"))
-    found = current + stale
+    # among stale recordings, the one nearest today's profile (fewest parameters set
+    # otherwise) first; a stable sort keeps full before reference on a tie
+    found = current + [(folder, label) for _, folder, label in sorted(stale, key=lambda x: x[0])]
     if live is not None and (live / chapter / "results.json").is_file() and _current(live / chapter):
         found.append((live / chapter, _live_label(live / chapter)))
     return found
