@@ -20,8 +20,6 @@ ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.md"))
 MAX_LINES = 30
 MAX_WIDTH = 88
-# chapters whose cells are reformatted separately: until then they must fail the layout checks
-PENDING_LAYOUT: set[str] = set()
 # the package's training entry points and per-point sweep work: a chapter loop calling
 # one of them is a training or sweep loop of its own
 TRAINERS = {"fit", "train", "train_family", "train_gaussian", "train_language_model", "train_task_model",
@@ -38,12 +36,6 @@ def _is_parameters(source: str) -> bool:
     return source.lstrip().startswith(":tags: [parameters")
 
 
-def _layout_cases() -> list:
-    pending = pytest.mark.xfail(strict=True, reason="reformatted separately")
-    return [pytest.param(p, id=p.stem, marks=[pending] if p.stem in PENDING_LAYOUT else [])
-            for p in CHAPTERS]
-
-
 def _called_names(node: ast.AST) -> set[str]:
     names = set()
     for call in ast.walk(node):
@@ -53,14 +45,14 @@ def _called_names(node: ast.AST) -> set[str]:
     return names
 
 
-@pytest.mark.parametrize("path", _layout_cases())
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
 def test_code_cells_are_short(path):
     long = [(line, n) for line, src in _cells(path) if not _is_parameters(src)
             and (n := sum(1 for s in src.splitlines() if s.strip())) > MAX_LINES]
     assert not long, f"{path.name}: cells longer than {MAX_LINES} lines at (line, length) {long}"
 
 
-@pytest.mark.parametrize("path", _layout_cases())
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
 def test_code_lines_fit_the_page(path):
     wide = [(line + i, len(s)) for line, src in _cells(path) if not _is_parameters(src)
             for i, s in enumerate(src.splitlines(), 1) if len(s) > MAX_WIDTH]
@@ -82,8 +74,6 @@ def test_no_training_or_sweep_loop_in_a_chapter(path):
     assert not found, f"{path.name}: loops calling the package's trainers at (line, calls) {found}"
 
 
-# chapters whose exercises are still to be written: until then they must fail the check
-PENDING_EXERCISES = {"05_ngram_ssm", "06_attention_gradients"}
 EXERCISE = re.compile(r"```\{admonition\} Exercise \d+[^\n]*\n:class: tip\n.*?```\s*"
                       r"```\{code-cell\} ipython3\n:tags: \[hide-cell\]\n(.*?)```", re.S)
 MAX_SOLUTION_LINES = 15
@@ -96,9 +86,7 @@ def test_parameters_cell_is_folded(path):
         f"{path.name}: the first code cell must be the parameters cell, folded (tags parameters, hide-input)"
 
 
-@pytest.mark.parametrize("path", [pytest.param(p, id=p.stem, marks=[pytest.mark.xfail(
-    strict=True, reason="exercises not yet written")] if p.stem in PENDING_EXERCISES else [])
-    for p in CHAPTERS])
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
 def test_chapter_ends_with_exercises_and_short_solutions(path):
     text = path.read_text()
     assert "\n## Exercises\n" in text, f"{path.name}: no Exercises section"
