@@ -456,6 +456,11 @@ def _lstm_depth(r: dict[str, Any]) -> Claim:
                            f"ln ratio ∈ [{cis[w][0]:+.2f}, {cis[w][1]:+.2f}]" for w, (two, deep) in pairs.items()))
 
 
+def _not_in_run(claim: tuple[str, str, str, str], rule: str, scale: str, need: str) -> Claim:
+    """A claim whose models this run did not train: inconclusive, saying which it needs."""
+    return Claim(*claim, None, None, rule, "inconclusive", "", f"{scale}; needs {need}", "not in this run")
+
+
 def _lstm_beats_wider_rnn(r: dict[str, Any]) -> Claim:
     widths = r["settings"]["rnn_widths"]
     small = [w for w in widths if w <= PAPER_SMALL_LSTM and _pt(r, "lstm", w)]
@@ -466,8 +471,8 @@ def _lstm_beats_wider_rnn(r: dict[str, Any]) -> Claim:
     rule = ("the RNN's decay rate 1/ξ minus the LSTM's, Welch 95% interval over the seeds, above 0: reproduced; below "
             "0: not reproduced")
     if not small or rnn is None:
-        return Claim(*claim, None, None, rule, "inconclusive", "", _binary_scale(r) +
-                     f"; needs a width-{PAPER_WIDE_RNN} RNN and an LSTM of width ≤ {PAPER_SMALL_LSTM}", "not in this run")
+        return _not_in_run(claim, rule, _binary_scale(r),
+                           f"a width-{PAPER_WIDE_RNN} RNN and an LSTM of width ≤ {PAPER_SMALL_LSTM}")
     w = max(small)
     lstm = _pt(r, "lstm", w)
     ci = mean_diff_ci(_rates(rnn), _rates(lstm))
@@ -487,9 +492,8 @@ def _transformer_xi_over_data(r: dict[str, Any]) -> Claim:
     rule = ("the Transformer's decay rate 1/ξ, Student-t 95% interval over the seeds, below the data's (its bootstrap "
             "interval): reproduced; above it: not reproduced")
     if p is None:
-        return Claim(*claim, None, None, rule, "inconclusive", "",
-                     _binary_scale(r) + f"; needs the single-layer Transformer of width {PAPER_TRANSFORMER_WIDTH}",
-                     "not in this run")
+        return _not_in_run(claim, rule, _binary_scale(r),
+                           f"the single-layer Transformer of width {PAPER_TRANSFORMER_WIDTH}")
     data_rate = [1.0 / data["xi_ci"][1] if math.isfinite(data["xi_ci"][1]) else 0.0, 1.0 / data["xi_ci"][0]]
     ci = mean_ci(_rates(p))
     part = "reproduced" if ci[1] < data_rate[0] else "not reproduced" if ci[0] > data_rate[1] else "inconclusive"
