@@ -258,7 +258,7 @@ def test_a_section_notebook_keeps_parameters_setup_and_its_own_cells():
     notebook = section_notebook(root, "04_bipartite_mi_l2m", "l2m-exact")
     tags = [c.metadata.get("tags", []) for c in notebook.cells]
     setup = [t == ["setup"] for t in tags[1:]].index(False) + 1
-    assert tags[0] == ["parameters"] and setup >= 4  # imports and the checks
+    assert tags[0] == ["parameters", "hide-input"] and setup >= 4  # imports and the checks
     assert all(t == ["section-l2m-exact"] for t in tags[setup:-1]) and len(tags) > setup + 2
     assert "save_numbers" in notebook.cells[-1].source
     with pytest.raises(BookError, match="no section 'nope'.*l2m-exact"):

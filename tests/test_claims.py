@@ -564,7 +564,7 @@ def _table4_results(rel: list[float], base: list[float], steps: int = 1_000_000,
 
     runs = {f"{k}/{i}": run(v) for k, values in zip(kinds, (base, rel)) for i, v in enumerate(values)}
     r["minigrid"] = {"train_env": envs[0], "test_envs": envs[1:], "kinds": list(kinds), "replicates": len(rel),
-                     "updates": 2, "n_envs": 64, "eval_episodes": 100, "lr": 1e-3, "runs": runs}
+                     "first_seed": 0, "updates": 2, "n_envs": 64, "eval_episodes": 100, "lr": 1e-3, "runs": runs}
     return r
 
 

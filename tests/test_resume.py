@@ -97,7 +97,7 @@ def test_a_family_stopped_by_its_budget_resumes_bit_for_bit(tmp_path, data):
 
 def test_ch03_binary_family_resumes_inside_an_epoch(tmp_path, monkeypatch):
     settings = ch03.BinarySettings(n_train=200, n_valid=10, length=16, mi_amplitude=0.1, mi_exponent=0.4,
-                                   n_generate=10, threshold=1e-3, max_epochs=2, patience=1, restarts=1,
+                                   n_generate=10, threshold=1e-3, max_epochs=2, patience=1, seeds=1,
                                    transformer_epochs=2, rnn_lr=0.01, lstm_lr=0.01, transformer_lr=0.003, seed=0)
     point = ("transformer", (4,), 1)
     whole = ch03.binary_point(point, None, settings)
@@ -166,7 +166,7 @@ def test_a_sweep_ends_cached_within_a_quarter_over_its_budget(tmp_path):
     # budget is 2.5 times one point's training, and there are 40 points, so that the budget
     # always stops the sweep after a first point has finished, however fast the machine
     settings = ch03.BinarySettings(n_train=200, n_valid=10, length=32, mi_amplitude=0.1, mi_exponent=0.4,
-                                   n_generate=10, threshold=1e-3, max_epochs=20, patience=20, restarts=1,
+                                   n_generate=10, threshold=1e-3, max_epochs=20, patience=20, seeds=1,
                                    transformer_epochs=2, rnn_lr=0.01, lstm_lr=0.01, transformer_lr=0.003, seed=0)
     points = [(kind, (w,), 1) for kind in ("rnn", "lstm") for w in range(2, 22)]
     start = time.perf_counter()

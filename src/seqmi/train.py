@@ -213,7 +213,7 @@ class TrainResult:
     epochs : list of int
         Epochs run by every restart (the last one may be partial).
     stop_reasons : list of str or None
-        Why every restart stopped (:attr:`Member.stopped`: ``"epochs"``, ``"patience"``,
+        Why every restart stopped (``Member.stopped``: ``"epochs"``, ``"patience"``,
         ``"target"``); ``None`` where its checkpoint predates the field.
     tokens_per_s : float
         Training throughput: tokens (or other loss weights) through forward+backward per
@@ -865,7 +865,7 @@ def converged(eval_metric: Sequence[float], stop_reason: str | None, window: int
     eval_metric : sequence of float
         The run's evaluations in order (one per epoch for the language-model task).
     stop_reason : str or None
-        :attr:`Member.stopped` (``TrainResult.stop_reasons``).
+        ``Member.stopped`` (``TrainResult.stop_reasons``).
     window : int
     tol : float
 

@@ -325,7 +325,7 @@ def run_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.Mo
         JSON-ready: ``train_s``, the family's training wall time in this call (near 0 when
         its checkpoint holds the finished training), ``train_busy_s``, its training compute
         over every run that trained it, and ``models``, one record per config: ``seeds``,
-        one record per trained model (:func:`_measure`: ``mi``, fits, ``mi_sets`` with
+        one record per trained model (``mi``, fits, ``mi_sets`` with
         ``sample_sets > 1``, validation loss and its history, epochs, why it stopped,
         ``converged`` by :func:`seqmi.train.converged`, sampling time, ``head``: the
         first ``head_tokens`` tokens of its first sample), and, for the paper's reading
