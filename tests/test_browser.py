@@ -115,9 +115,6 @@ def test_download_menu_offers_source_and_notebook_offline(book_run, browser):
     browser.save_screenshot(str(SHOTS / "primer-downloads.png"))
 
 
-# measured at 1,366 x 768: the table is 962 px wide in a 745 px column, so it scrolls inside
-# its wrapper; the layout has to narrow further before this holds
-@pytest.mark.xfail(strict=True, reason="the scoreboard table (962 px) is wider than its column (745 px) at 1,366 px")
 def test_scoreboard_lists_every_claim_and_links_the_chapters(book_run, browser):
     from seqmi import book
     from seqmi.claims import scoreboard

@@ -38,8 +38,10 @@ def test_largest_current_run_wins(tmp_path):
     assert [r.elsewhere for r in rows] == [(("results/reference", "inconclusive"),),
                                            (("live quick run", "reproduced"),), (), ()]
     assert "read from results/full (full000000). *Scale:* quick: n = 1. *Other runs:* results/reference: inconclusive." in text
-    # the table keeps the columns a reader scans, the verdict as a badge
-    assert "| `shen2019.x.c0` | Shen 2019 | statistical | {bdg-success}`reproduced` | full | {ref}`00 <claims-00_a>` |" \
+    # the table keeps the columns a reader scans, the paper in one word, the verdict as a
+    # badge, inside the block that lets its ids wrap
+    assert f":::{{div}} {scoreboard.TABLE_CLASS}\n| id | paper |" in text
+    assert "| `shen2019.x.c0` | Shen | statistical | {bdg-success}`reproduced` | full | {ref}`00 <claims-00_a>` |" \
         in text
 
 

@@ -19,6 +19,10 @@ from seqmi.claims import VERDICTS, check_record
 from seqmi.report import RECORDED_PROFILES, stale_parameters
 PAPERS = {"shen2019": "Shen 2019", "chen2025": "Chen et al. 2025 (L2M)", "kerg2020": "Kerg et al. 2020",
           "nandakumar": "Nandakumar et al.", "primer": "closed forms (primer)", "book": "this book"}
+# the claims table's paper column: one word each, so that the table fits a laptop's column
+PAPER_TAGS = {"shen2019": "Shen", "chen2025": "L2M", "kerg2020": "Kerg", "nandakumar": "Nandakumar",
+              "primer": "primer", "book": "book"}
+TABLE_CLASS = "scoreboard-claims"  # styled by _static/seqmi.css
 PAGE_FILE = "claims.md"  # the page, under book/
 TABLE_FILE = "claims_table.md"  # the table it includes, written next to it
 
@@ -118,6 +122,12 @@ def paper_of(claim_id: str) -> str:
     return PAPERS.get(claim_id.split(".", 1)[0], claim_id.split(".", 1)[0])
 
 
+def paper_tag(claim_id: str) -> str:
+    """The one-word name of a claim's paper in the claims table (``Shen``, ``L2M``...)."""
+    key = claim_id.split(".", 1)[0]
+    return PAPER_TAGS.get(key, key)
+
+
 def _cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
@@ -157,14 +167,15 @@ def markdown(rows: list[Row], linked: set[str]) -> str:
         counts = Counter(r.claim["verdict"] for r in rows if paper_of(r.claim["id"]) == paper)
         out.append(f"| {paper} | " + " | ".join(str(counts.get(v, 0)) for v in VERDICTS)
                    + f" | {sum(counts.values())} |")
-    out += ["", "| id | paper | kind | verdict | run | ch. |", "| --- | --- | --- | --- | --- | --- |"]
+    out += ["", f":::{{div}} {TABLE_CLASS}", "| id | paper | kind | verdict | run | ch. |",
+            "| --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         c = r.claim
         where = (f"{{ref}}`{r.chapter[:2]} <claims-{r.chapter}>`" if r.chapter in linked else r.chapter[:2])
-        cells = (f"`{c['id']}`", paper_of(c["id"]), c["kind"])
+        cells = (f"`{c['id']}`", paper_tag(c["id"]), c["kind"])
         out.append("| " + " | ".join(_cell(x) for x in cells) + f" | {badge(c['verdict'])} | "
                    + _cell(run_label(r.origin)) + f" | {where} |")
-    out += ["", "## What decided each claim", "",
+    out += [":::", "", "## What decided each claim", "",
             "Each claim's scale (the sizes of the run it was read from, and what would decide it when "
             "it is inconclusive), the commit of that run, and its verdict in the chapter's other runs.", ""]
     for r in rows:
