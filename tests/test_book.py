@@ -144,6 +144,9 @@ def test_staged_book_builds_with_every_chapter(book_run):
         # the claims table is a Markdown output: it must render as a table, not as pipes
         assert re.search(r"<th[^>]*>(<p>)?\s*verdict\s*(</p>)?</th>", text), f"{chapter}: no rendered claims table"
         assert "| claim | source |" not in text, f"{chapter}: claims table left as raw Markdown"
+        # no output shows a path of the machine that ran it; the cell papermill injects is folded
+        assert "PosixPath(" not in text, f"{chapter} shows a local path"
+        assert re.search(r'class="cell tag_injected-parameters tag_hide-input[^"]*"', text), chapter
     assert (html / "_static" / "mathjax" / "tex-chtml.js").is_file()
     assert "cdn.jsdelivr" not in (html / "book" / "intro.html").read_text()
 

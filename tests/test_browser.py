@@ -164,16 +164,31 @@ def test_scoreboard_lists_every_claim_and_links_the_chapters(book_run, browser):
 def test_a_recorded_figure_is_shown_where_the_chapter_draws_it(book_run, browser):
     html = book_run.html().parent
     chapter = "03_rnn_transformer_mi"
-    _open(browser, html / "notebooks" / f"{chapter}.html", "recorded-figure-in-place")
-    found = browser.execute_script("""
-        const tabs = document.querySelector('article .seqmi-figure-tabs');
-        const end = document.getElementById('recorded-runs-at-larger-scale');
-        if (!tabs || !end) return null;
-        const img = tabs.querySelector('.sd-tab-content img');
-        return {before: !!(tabs.compareDocumentPosition(end) & Node.DOCUMENT_POSITION_FOLLOWING),
-                label: tabs.querySelector('label').innerText, width: img.naturalWidth,
-                visible: img.getBoundingClientRect().height > 0};
-    """)
+    browser.set_window_size(1366, 768)  # a laptop screen
+    try:
+        _open(browser, html / "notebooks" / f"{chapter}.html", "recorded-figure-in-place")
+        found = browser.execute_script("""
+            const tabs = document.querySelector('article .seqmi-figure-tabs');
+            const end = document.getElementById('recorded-runs-at-larger-scale');
+            if (!tabs || !end) return null;
+            const img = tabs.querySelector('.sd-tab-content img');
+            return {before: !!(tabs.compareDocumentPosition(end) & Node.DOCUMENT_POSITION_FOLLOWING),
+                    label: tabs.querySelector('label').innerText, width: img.naturalWidth,
+                    visible: img.getBoundingClientRect().height > 0};
+        """)
+        # neither the page nor a code cell the reader sees scrolls sideways
+        layout = browser.execute_script("""
+            const main = document.querySelector('main') || document.body;
+            // folded cells (the parameters cell, exercise solutions) are not what a reader sees
+            const shown = [...document.querySelectorAll('article div.cell_input pre')]
+                .filter(p => p.getClientRects().length > 0 && !p.closest('details:not([open])'));
+            return {scroll: main.scrollWidth, client: main.clientWidth, cells: shown.length,
+                    wide: shown.filter(p => p.scrollWidth > p.clientWidth)
+                               .map(p => p.innerText.split('\\n')[0])};
+        """)
+    finally:
+        browser.set_window_size(1280, 1600)
     assert found, "no figure shown in place, or no end-of-chapter section"
     assert found["before"] and found["label"].startswith("reference run"), found
     assert found["width"] > 0 and found["visible"], found
+    assert layout["scroll"] <= layout["client"] and layout["cells"] > 10 and not layout["wide"], layout

@@ -72,8 +72,8 @@ def test_a_figure_is_shown_beside_the_recorded_runs_figures(tmp_path, monkeypatc
     fig, ax = plt.subplots()
     ax.plot([0, 1])
     fig.savefig(recorded / "fig1.png")
-    path = report.show_figure(fig, tmp_path / "out", "fig1", "03_x")
-    assert path.is_file() and len(shown) == 1
+    assert report.show_figure(fig, tmp_path / "out", "fig1", "03_x") is None
+    assert (tmp_path / "out" / "fig1.png").is_file() and len(shown) == 1
     markup = shown[0].data
     # the recorded run's tab first and open, this run's last, both images inline
     assert markup.index("reference run (2026-11-26, cpu)") < markup.index("this run (quick)")

@@ -520,6 +520,7 @@ def stage(root: Path, profile: str, out: Path | None = None, only: list[str] | N
     for chapter in selected:
         shutil.copy2(out / "executed" / f"{chapter}.ipynb", staged / "notebooks" / f"{chapter}.ipynb")
         _insert_run_box(staged / "notebooks" / f"{chapter}.ipynb", run_box(root, chapter, profile, out))
+        _fold_injected_parameters(staged / "notebooks" / f"{chapter}.ipynb")
     # the scoreboard page (book/claims.md) includes this table: every chapter's claims from its
     # largest recorded run, else from this build's run; only staged chapters can be linked
     if (staged / "book" / scoreboard.PAGE_FILE).is_file():
@@ -599,6 +600,20 @@ def _insert_run_box(notebook_path: Path, box: str) -> None:
         rest = lines[title + 1:]
         cell["source"] = "\n".join([*lines[:title + 1], "", box, *([""] if rest and rest[0] else []), *rest])
         break
+    notebook_path.write_text(json.dumps(notebook, indent=1) + "\n")
+
+
+def _fold_injected_parameters(notebook_path: Path) -> None:
+    """Fold the cell papermill injects (its input hidden behind a toggle), as the parameters cell is.
+
+    The cell holds what this build set (``out_dir``, a profile's sizes): kept for whoever
+    reruns the chapter, but not what a reader meets between the question and the story.
+    """
+    notebook = json.loads(notebook_path.read_text())
+    for cell in notebook["cells"]:
+        tags = cell.get("metadata", {}).get("tags", [])
+        if "injected-parameters" in tags and "hide-input" not in tags:
+            cell["metadata"]["tags"] = [*tags, "hide-input"]
     notebook_path.write_text(json.dumps(notebook, indent=1) + "\n")
 
 

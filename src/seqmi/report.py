@@ -131,7 +131,7 @@ def save_figure(fig: Any, out_dir: str | os.PathLike, name: str) -> Path:
 _SHOWN_IN_PLACE: set[tuple[str, str]] = set()
 
 
-def show_figure(fig: Any, out_dir: str | os.PathLike, name: str, chapter: str) -> Path:
+def show_figure(fig: Any, out_dir: str | os.PathLike, name: str, chapter: str) -> None:
     """Save a figure (:func:`save_figure`) and show it beside the same figure of every recorded run.
 
     Where ``results/<profile>/<chapter>/<name>.png`` exists (the full and reference
@@ -141,10 +141,9 @@ def show_figure(fig: Any, out_dir: str | os.PathLike, name: str, chapter: str) -
     ``plt.show()`` shows it. The tabs are sphinx-design's, pure HTML and CSS, with the
     images inline: an executed notebook carries them wherever it goes.
 
-    Returns
-    -------
-    Path
-        The saved figure of this run.
+    It returns nothing, as ``plt.show()`` does: a chapter's figure cell ends with this
+    call, and a returned path would be displayed as the cell's value (an absolute path
+    of the machine that ran it). The figure is saved as ``<out_dir>/<name>.png``.
     """
     import matplotlib.pyplot as plt
     from IPython.display import HTML, display
@@ -154,13 +153,12 @@ def show_figure(fig: Any, out_dir: str | os.PathLike, name: str, chapter: str) -
     recorded = [(folder, png) for folder, png in recorded if png.is_file()]
     if not recorded:
         plt.show()
-        return path
+        return
     plt.close(fig)
     _SHOWN_IN_PLACE.add((chapter, name))
     profile = os.environ.get(PROFILE_ENV, "interactive")
     tabs = [(_run_label(folder), png) for folder, png in recorded] + [(f"this run ({profile})", path)]
     display(HTML(_tab_set(name, tabs)))
-    return path
 
 
 def _run_label(folder: Path) -> str:
