@@ -142,6 +142,16 @@ def test_scoreboard_lists_every_claim_and_links_the_chapters(book_run, browser):
         """)
         details = browser.execute_script(
             "return [...document.querySelectorAll('article dl dd')].map(d => d.innerText.trim());")
+        # the menus above the table show one paper's claims with one verdict
+        from selenium.webdriver.common.by import By
+        from selenium.webdriver.support.ui import Select
+
+        Select(browser.find_element(By.NAME, "verdict")).select_by_value("inconclusive")
+        Select(browser.find_element(By.NAME, "paper")).select_by_value("Shen")
+        filtered = browser.execute_script("""
+            return {ids: [...document.querySelectorAll('.scoreboard-claims tbody tr')]
+                        .filter(tr => tr.getClientRects().length > 0).map(tr => tr.cells[0].innerText.trim()),
+                    count: document.querySelector('.scoreboard-count').innerText};""")
     finally:
         browser.set_window_size(1280, 1600)
     assert [r["id"] for r in table] == [r.claim["id"] for r in rows]
@@ -154,6 +164,9 @@ def test_scoreboard_lists_every_claim_and_links_the_chapters(book_run, browser):
     for row, text in zip(rows, details):
         others = "; ".join(f"{o}: {v}" for o, v in row.elsewhere) or "—"
         assert f"Other runs: {others}." in text, (row.claim["id"], text)
+    chosen = [r.claim["id"] for r in rows
+              if r.claim["verdict"] == "inconclusive" and scoreboard.paper_tag(r.claim["id"]) == "Shen"]
+    assert filtered["ids"] == chosen and filtered["count"] == f"{len(chosen)} of {len(rows)} claims shown"
     for row, shown in zip(rows, table):
         # each row links to its chapter's claims section, which exists in the rendered chapter
         assert shown["href"] and f"notebooks/{row.chapter}.html#claims-" in shown["href"], shown
