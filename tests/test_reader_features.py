@@ -57,8 +57,8 @@ def test_run_box_goes_under_the_title(tmp_path):
                                          nbformat.v4.new_code_cell("x = 1")])
     path = tmp_path / "nb.ipynb"
     nbformat.write(nb, path)
-    book._insert_run_box(path, ":::{admonition} Run this chapter\nbody\n:::")
-    cells = json.loads(path.read_text())["cells"]
+    book._stage_chapter(path, tmp_path / "staged.ipynb", ":::{admonition} Run this chapter\nbody\n:::")
+    cells = json.loads((tmp_path / "staged.ipynb").read_text())["cells"]
     assert "".join(cells[0]["source"]) == "# Title\n\n:::{admonition} Run this chapter\nbody\n:::\n\nFirst paragraph."
     assert "".join(cells[1]["source"]) == "x = 1"
 

@@ -518,9 +518,8 @@ def stage(root: Path, profile: str, out: Path | None = None, only: list[str] | N
             shutil.copytree(root / name, staged / name)
     (staged / "notebooks").mkdir()
     for chapter in selected:
-        shutil.copy2(out / "executed" / f"{chapter}.ipynb", staged / "notebooks" / f"{chapter}.ipynb")
-        _insert_run_box(staged / "notebooks" / f"{chapter}.ipynb", run_box(root, chapter, profile, out))
-        _fold_injected_parameters(staged / "notebooks" / f"{chapter}.ipynb")
+        _stage_chapter(out / "executed" / f"{chapter}.ipynb", staged / "notebooks" / f"{chapter}.ipynb",
+                       run_box(root, chapter, profile, out))
     # the scoreboard page (book/claims.md) includes this table: every chapter's claims from its
     # largest recorded run, else from this build's run; only staged chapters can be linked
     if (staged / "book" / scoreboard.PAGE_FILE).is_file():
@@ -587,34 +586,39 @@ def _needs_gpu(profile: str, prov: dict[str, Any] | None) -> str:
     return "yes" if str(prov.get("device", "cpu")).startswith("cuda") else "no"
 
 
-def _insert_run_box(notebook_path: Path, box: str) -> None:
-    """Put ``box`` right under the chapter's title (the first ``# `` line)."""
-    notebook = json.loads(notebook_path.read_text())
+def _stage_chapter(executed: Path, target: Path, box: str) -> None:
+    """Write the executed chapter to ``target`` as the book renders it: ``box`` under its
+    title (:func:`_insert_run_box`), papermill's cell folded (:func:`_fold_injected_parameters`)."""
+    notebook = json.loads(executed.read_text())
+    _insert_run_box(notebook, box, executed.name)
+    _fold_injected_parameters(notebook)
+    target.write_text(json.dumps(notebook, indent=1) + "\n")
+
+
+def _insert_run_box(notebook: dict[str, Any], box: str, name: str) -> None:
+    """Put ``box`` right under the title (the first ``# `` line) of ``notebook``, named ``name`` in errors."""
     for cell in notebook["cells"]:
         if cell["cell_type"] != "markdown":
             continue
         lines = "".join(cell["source"]).split("\n")
         title = next((i for i, line in enumerate(lines) if line.startswith("# ")), None)
         if title is None:
-            raise BookError(f"{notebook_path.name}: the first Markdown cell has no `# title` line")
+            raise BookError(f"{name}: the first Markdown cell has no `# title` line")
         rest = lines[title + 1:]
         cell["source"] = "\n".join([*lines[:title + 1], "", box, *([""] if rest and rest[0] else []), *rest])
         break
-    notebook_path.write_text(json.dumps(notebook, indent=1) + "\n")
 
 
-def _fold_injected_parameters(notebook_path: Path) -> None:
+def _fold_injected_parameters(notebook: dict[str, Any]) -> None:
     """Fold the cell papermill injects (its input hidden behind a toggle), as the parameters cell is.
 
     The cell holds what this build set (``out_dir``, a profile's sizes): kept for whoever
     reruns the chapter, but not what a reader meets between the question and the story.
     """
-    notebook = json.loads(notebook_path.read_text())
     for cell in notebook["cells"]:
         tags = cell.get("metadata", {}).get("tags", [])
         if "injected-parameters" in tags and "hide-input" not in tags:
             cell["metadata"]["tags"] = [*tags, "hide-input"]
-    notebook_path.write_text(json.dumps(notebook, indent=1) + "\n")
 
 
 def _filter_toc(node: Any, keep: set[str]) -> Any:
