@@ -31,6 +31,16 @@ def test_results_round_trip_and_claims_table(tmp_path, monkeypatch):
     assert report.claims_table(tmp_path).data == table
 
 
+def test_dumped_json_keeps_every_value_and_puts_number_arrays_on_one_line():
+    payload = {"curve": [0.5, -2e-10, float("nan"), None], "runs": [{"xi": [1, 2]}, [3, 4]],
+               "text": "a [1,\n 2] string", "empty": {}, "none": []}
+    text = report.dump_json(payload)
+    assert json.dumps(json.loads(text)) == json.dumps(payload)
+    lines = text.splitlines()
+    assert '  "curve": [0.5, -2e-10, NaN, null],' in lines and '      "xi": [1, 2]' in lines
+    assert '    [3, 4]' in lines and '  "text": "a [1,\\n 2] string",' in lines
+
+
 def test_unserialisable_result_is_an_error(tmp_path):
     with pytest.raises(TypeError, match="cannot store object"):
         report.save_results(tmp_path, "xx", {"bad": object()})

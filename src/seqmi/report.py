@@ -39,6 +39,27 @@ PROFILES_FILE = Path("notebooks") / "profiles.yml"
 EXECUTION_PARAMETERS = frozenset({"cache_dir", "scheduler", "cpu_threads", "device", "out_dir"})
 
 
+def dump_json(payload: Any) -> str:
+    """``payload`` as indented JSON text whose arrays of scalars each stand on one line.
+
+    A reference run keeps every seed's position-wise curves; indented one number per line,
+    they would be most of a recording's size, and no reader reads them line by line.
+    The values are exactly those of ``json.dumps``: only whitespace differs.
+    """
+    return _indented(payload, 0) + "\n"
+
+
+def _indented(value: Any, level: int) -> str:
+    inner, outer = "  " * (level + 1), "  " * level
+    if isinstance(value, dict) and value:
+        items = [f"{inner}{json.dumps(str(k))}: {_indented(v, level + 1)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + f"\n{outer}}}"
+    if isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value):
+        items = [inner + _indented(v, level + 1) for v in value]
+        return "[\n" + ",\n".join(items) + f"\n{outer}]"
+    return json.dumps(value)
+
+
 def save_results(out_dir: str | os.PathLike, chapter: str, results: dict[str, Any]) -> Path:
     """Write ``results.json`` (numbers and claims) into ``out_dir``.
 
@@ -67,7 +88,7 @@ def save_results(out_dir: str | os.PathLike, chapter: str, results: dict[str, An
                                     default=_to_json))
     rows = [c.as_dict() for c in claim_rules.for_chapter(chapter, numbers)]
     payload = {"chapter": chapter, "results": numbers, "claims": rows}
-    path.write_text(json.dumps(payload, indent=2) + "\n")
+    path.write_text(dump_json(payload))
     return path
 
 
@@ -79,7 +100,7 @@ def save_numbers(out_dir: str | os.PathLike, name: str, results: dict[str, Any])
     """
     path = Path(out_dir) / f"{name}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(json.loads(json.dumps(results, default=_to_json)), indent=2) + "\n")
+    path.write_text(dump_json(json.loads(json.dumps(results, default=_to_json))))
     return path
 
 
