@@ -246,17 +246,20 @@ def test_profile_point_records_the_averaged_profile_and_its_seed_decides_the_mod
             exp06.ProfileSettings(hidden=4, length=T, steps=1, batch=2, lr=0.01, seed=0, **{name: 0})
 
 
-def test_the_fig3_section_is_its_cells_the_parameters_and_the_setup():
+@pytest.mark.parametrize("section, n_cells, saved_keys", [
+    ("fig3", 3, ("gradient_profiles=", "gradient_accuracy=", "fig3_settings=")),
+    ("table4", 2, ("minigrid=",))])
+def test_a_section_is_its_cells_the_parameters_and_the_setup(section, n_cells, saved_keys):
     from seqmi.book import find_root, section_notebook
 
-    notebook = section_notebook(find_root(Path(__file__).parent), "06_attention_gradients", "fig3")
+    notebook = section_notebook(find_root(Path(__file__).parent), "06_attention_gradients", section)
     tags = [c.metadata.get("tags", []) for c in notebook.cells]
     setup = tags.count(["setup"])
     assert tags[0] == ["parameters", "hide-input"] and tags[1:setup + 1] == [["setup"]] * setup and setup >= 3
-    assert tags[setup + 1:-1] == [["section-fig3"]] * 3 and tags[-1] == []
-    # what the Fig. 3 rule reads is saved by the section itself
+    assert tags[setup + 1:-1] == [[f"section-{section}"]] * n_cells and tags[-1] == []
+    # what the section's rule reads is saved by the section itself
     saved = "".join(c.source for c in notebook.cells[setup + 1:-1])
-    assert all(key in saved for key in ("gradient_profiles=", "gradient_accuracy=", "fig3_settings="))
+    assert all(key in saved for key in saved_keys)
 
 
 def _lstm_results(accuracy_at_10: float, steps_to_99, transfer: dict[int, float]) -> dict:
