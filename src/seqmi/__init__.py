@@ -60,6 +60,11 @@ Training and sweeps
       chapter.
 
 Conventions
+    - Installing: the core (measuring information, data, theory, fits, claims, the
+      sweep engine) needs no torch; networks and training need the extra ``models``,
+      distributed sweeps ``sweep``, the agents ``rl``, the corpus ``text``
+      (``pip install 'seqmi[all]'``). ``seqmi._optional`` names the extra a missing
+      package comes with.
     - :mod:`seqmi.device`: the device argument and the CPU-thread setting.
     - :mod:`seqmi.rng`: named child seeds.
     - :mod:`seqmi.validate`: argument checks with clear messages.

@@ -37,6 +37,10 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from seqmi._optional import require
+
+require("torch")  # first, so that a missing torch fails naming the extra that installs it
+
 import numpy as np
 import torch
 import torch.nn.functional as F

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Union
 
+from seqmi._optional import require
 from seqmi.validate import check_choice
 
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ def resolve_device(device: DeviceLike = "auto") -> "torch.device":
     -------
     torch.device
     """
-    import torch  # imported here: chapters that never touch torch stay fast to start
+    torch = require("torch")  # imported here: chapters that never touch torch stay fast to start
 
     if isinstance(device, torch.device):
         kind = device.type
@@ -72,7 +73,7 @@ def resolve_device(device: DeviceLike = "auto") -> "torch.device":
 
 def _new_precision_api() -> bool:
     """Whether torch has the per-backend ``fp32_precision`` settings (torch >= 2.9)."""
-    import torch
+    torch = require("torch")
 
     return hasattr(torch.backends.cuda.matmul, "fp32_precision") and hasattr(torch.backends.cudnn, "rnn")
 
@@ -87,7 +88,7 @@ def use_ieee_float32() -> None:
     settings are process-wide and harmless on a CPU-only torch. bf16 autocast is not
     affected: it chooses its own dtype.
     """
-    import torch
+    torch = require("torch")
 
     if _new_precision_api():
         torch.backends.cuda.matmul.fp32_precision = "ieee"
@@ -110,7 +111,7 @@ def precision_flags() -> dict[str, Any]:
         ``matmul_allow_tf32`` and ``cudnn_allow_tf32``. Always ``float32_matmul_precision``
         (``"highest"`` is IEEE) and ``api`` (``"fp32_precision"`` or ``"allow_tf32"``).
     """
-    import torch
+    torch = require("torch")
 
     flags: dict[str, Any] = {"float32_matmul_precision": torch.get_float32_matmul_precision()}
     if _new_precision_api():
@@ -131,7 +132,7 @@ def cuda_rng_state() -> dict[str, Any]:
     that a run resumed on a GPU draws what it would have drawn uninterrupted (dropout,
     sampling on the device); a CPU-only torch writes nothing.
     """
-    import torch
+    torch = require("torch")
 
     return {"cuda_rng": torch.cuda.get_rng_state_all()} if torch.cuda.is_available() else {}
 
@@ -143,7 +144,7 @@ def restore_cuda_rng_state(state: dict[str, Any]) -> None:
     generators alone. A checkpoint from a machine with another number of GPUs is an
     error naming both counts.
     """
-    import torch
+    torch = require("torch")
 
     saved = state.get("cuda_rng")
     if saved is None or not torch.cuda.is_available():
@@ -187,7 +188,7 @@ def set_cpu_threads(n: int) -> None:
         print(f"cpu_threads={n}: this machine has {cores} cores, using {cores} threads")
         n = cores
     import numba
-    import torch
+    torch = require("torch")
     from threadpoolctl import threadpool_limits
 
     global _CPU_THREADS

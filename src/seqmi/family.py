@@ -43,6 +43,10 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any
 
+from seqmi._optional import require
+
+require("torch")  # first, so that a missing torch fails naming the extra that installs it
+
 import numpy as np
 import torch
 from torch import nn

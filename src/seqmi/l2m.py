@@ -19,6 +19,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from seqmi._optional import require
+
+require("torch")  # first, so that a missing torch fails naming the extra that installs it
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from torch import nn

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from seqmi._optional import require
 from seqmi.device import DeviceLike, cpu_threads, resolve_device
 from seqmi.validate import check_choice, check_int
 
@@ -161,7 +162,7 @@ def _fft_window(length: int, max_lag: int) -> tuple[int, int]:
 
 def _rfft_time(ind: "torch.Tensor") -> "torch.Tensor":
     """Real FFT along axis 0 (time); scipy's pocketfft on the CPU, torch on a GPU."""
-    import torch
+    torch = require("torch")
 
     if ind.device.type == "cpu" and not _TORCH_FFT_ON_CPU:
         from scipy.fft import rfft
@@ -176,7 +177,7 @@ _TORCH_FFT_ON_CPU = False
 
 
 def _fft_pair_counts(x: NDArray[np.int64], k: int, max_lag: int, device: DeviceLike) -> NDArray[np.int64] | None:
-    import torch
+    torch = require("torch")
 
     dev = resolve_device(device)
     rows, length = x.shape

@@ -32,6 +32,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from seqmi._optional import require
+
+require("torch")  # first, so that a missing torch fails naming the extra that installs it
+
 import numpy as np
 import torch
 from numpy.typing import NDArray
@@ -58,8 +62,8 @@ def make_env(env_id: str) -> Any:
     ValueError
         If ``env_id`` is not a registered MiniGrid environment.
     """
-    import gymnasium as gym
-    import minigrid  # noqa: F401  (registers the MiniGrid environments)
+    gym = require("gymnasium")
+    require("minigrid")  # registers the MiniGrid environments
 
     ids = sorted(k for k in gym.registry if k.startswith("MiniGrid-"))
     if env_id not in ids:

@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from seqmi._optional import require
 from seqmi.progress import progress_bar
 
 # ---------------------------------------------------------------- budget
@@ -537,8 +538,9 @@ def open_executor(scheduler: str, *, timeout_s: float = 30.0) -> Iterator[Execut
         yield None
         return
     # imported here: Dask is heavy, and only a distributed sweep needs it
-    from distributed import Client, LocalCluster
-    from distributed.diagnostics.plugin import Environ
+    distributed = require("distributed")
+    Client, LocalCluster = distributed.Client, distributed.LocalCluster
+    Environ = require("distributed.diagnostics.plugin").Environ
 
     if kind == "local":
         with LocalCluster(n_workers=target, threads_per_worker=1, processes=True, env=SINGLE_THREADED_ENV,

@@ -55,6 +55,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from seqmi._optional import require
+
+require("torch")  # first, so that a missing torch fails naming the extra that installs it
+
 import numpy as np
 import torch
 from numpy.typing import NDArray

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
+from seqmi._optional import require
 from seqmi.device import DeviceLike, resolve_device
 from seqmi.validate import check_choice, check_int
 
@@ -494,7 +495,7 @@ class SubvolumeGaussian:
 
     def cholesky(self, device: DeviceLike = "cpu") -> "torch.Tensor":
         """Lower Cholesky factor of one copy's covariance as a float64 torch tensor (cached)."""
-        import torch
+        torch = require("torch")
 
         device = resolve_device(device)
         key = str(device)
@@ -533,7 +534,7 @@ class SubvolumeGaussian:
                              0, -2)
             sigma = np.broadcast_to(diag[:, None], z.shape)
             return mu, sigma
-        import torch
+        torch = require("torch")
 
         factor = self.cholesky(z.device)
         flat = z.to(torch.float64).movedim(-2, 0).reshape(self.length, -1)
@@ -572,7 +573,7 @@ def _cholesky_diagonal(matrix: NDArray[np.float64], device: DeviceLike) -> NDArr
         except np.linalg.LinAlgError as err:
             raise ValueError(f"covariance block of size {matrix.shape[0]} is not positive definite") from err
         return np.diag(factor).copy()
-    import torch
+    torch = require("torch")
 
     factor, info = torch.linalg.cholesky_ex(torch.as_tensor(matrix, dtype=torch.float64, device=device))
     if int(info) != 0:

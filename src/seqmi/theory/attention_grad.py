@@ -29,6 +29,7 @@ import numpy as np
 import sympy as sp
 from numpy.typing import ArrayLike, NDArray
 
+from seqmi._optional import require
 from seqmi.validate import check_choice, check_int
 
 # ---------------------------------------------------------------------------------------------
@@ -139,7 +140,7 @@ def recursion_jacobians(model: object, x: ArrayLike, t: int, method: str = "path
     -------
     ndarray, shape (T - t, n, n)
     """
-    import torch
+    torch = require("torch")
 
     check_choice("method", method, ("paths", "direct"))
     model_dtype = next(model.parameters()).dtype

@@ -18,6 +18,10 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from seqmi._optional import require
+
+require("torch")  # first, so that a missing torch fails naming the extra that installs it
+
 import numpy as np
 import torch
 from numpy.typing import NDArray
