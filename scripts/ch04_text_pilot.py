@@ -6,7 +6,7 @@ passes of :func:`seqmi.bipartite.split_terms`, and keeps every chapter's estimat
 prints, per model, estimator, split ratio and length, the standard deviation of the
 estimate over chapters; the fitted exponent and its interval (the claims' rule); and the
 chapters per length that would decide each text claim, two ways: the rule's own scaling
-of the interval (``seqmi.claims.needed_for_interval``, which assumes the interval shrinks
+of the interval (``seqmi.stats.needed_for_interval``, which assumes the interval shrinks
 as ``1/sqrt(n)``) and a projection that splits the fit's residuals into the chapters'
 noise, which shrinks as ``1/n``, and a lack of fit, which more chapters cannot remove (a
 curve that is no straight line in log-log): with that floor above the margin, no number
@@ -36,7 +36,7 @@ from numpy.typing import NDArray
 from scipy import stats
 
 from seqmi.bipartite import Scorer, hf_scorer, lm_scorer, load_smollm2, ngram_entropy, split_point, split_terms
-from seqmi.claims import needed_for_interval
+from seqmi.stats import needed_for_interval
 from seqmi.data.text import KJV_CHAPTERS, CharVocab, kjv_documents, kjv_text, split_random
 from seqmi.device import set_cpu_threads
 from seqmi.experiments.ch04_bipartite_mi_l2m import CharLMSettings, char_windows, train_char_lm

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from seqmi import claims
+from seqmi import claims, stats
 from seqmi.claims import ch06_attention_gradients as ch06
 from seqmi.experiments import ch06_attention_gradients as exp06
 from seqmi.models.attentive_rnn import hidden_gradient_profile
@@ -98,19 +98,19 @@ def _sample(mean: float, sd: float, n: int) -> np.ndarray:
 @pytest.mark.parametrize("mean, sd, threshold", [(-0.84, 0.64, 0.0), (0.56, 0.37, 0.0), (0.69, 0.18, 0.5)])
 def test_seeds_to_decide_is_the_first_count_whose_interval_leaves_the_threshold_out(mean, sd, threshold):
     n = ch06.seeds_to_decide(_sample(mean, sd, 4), threshold=threshold)
-    lo, hi = claims.mean_ci(_sample(mean, sd, n))
+    lo, hi = stats.mean_ci(_sample(mean, sd, n))
     assert not lo <= threshold <= hi
     if n > 2:
-        lo, hi = claims.mean_ci(_sample(mean, sd, n - 1))
+        lo, hi = stats.mean_ci(_sample(mean, sd, n - 1))
         assert lo <= threshold <= hi
 
 
 def test_seeds_to_decide_gives_two_groups_as_many_seeds_each():
     a, b = _sample(0.53, 0.03, 7), _sample(0.50, 0.05, 7)
     n = ch06.seeds_to_decide(a, b)
-    lo, _ = claims.mean_diff_ci(_sample(0.53, 0.03, n), _sample(0.50, 0.05, n))
+    lo, _ = stats.mean_diff_ci(_sample(0.53, 0.03, n), _sample(0.50, 0.05, n))
     assert lo > 0
-    lo, _ = claims.mean_diff_ci(_sample(0.53, 0.03, n - 1), _sample(0.50, 0.05, n - 1))
+    lo, _ = stats.mean_diff_ci(_sample(0.53, 0.03, n - 1), _sample(0.50, 0.05, n - 1))
     assert lo <= 0
     # no spread: two seeds decide any effect; no effect: no count does
     assert ch06.seeds_to_decide([1.0, 1.0]) == 2 and ch06.seeds_to_decide([-1.0, 1.0]) is None

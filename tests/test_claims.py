@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from seqmi import claims
+from seqmi import claims, stats
 from seqmi.claims import ch04_bipartite_mi_l2m as ch04
 from seqmi.claims import ch05_ngram_ssm as ch05
 from seqmi.claims import ch06_attention_gradients as ch06
@@ -55,34 +55,34 @@ def test_decide_has_three_outcomes():
 
 def test_needed_samples_scales_with_the_square_of_noise_over_effect():
     # sd 0.15 at 20 000 samples, an effect of 0.08: (1.96 * 0.15 / 0.08)^2 = 13.5 times more
-    assert claims.needed_samples(20000, 0.15, 0.08) == math.ceil(20000 * (claims.Z95 * 0.15 / 0.08) ** 2)
-    assert claims.needed_samples(5, 0.01, 1.0) == 6  # already resolved: at least one more than measured
-    assert claims.needed_samples(5, float("nan"), 1.0) == 6
+    assert stats.needed_samples(20000, 0.15, 0.08) == math.ceil(20000 * (stats.Z95 * 0.15 / 0.08) ** 2)
+    assert stats.needed_samples(5, 0.01, 1.0) == 6  # already resolved: at least one more than measured
+    assert stats.needed_samples(5, float("nan"), 1.0) == 6
 
 
 def test_intervals():
-    lo, hi = claims.bootstrap_ci(np.arange(10.0))
+    lo, hi = stats.bootstrap_ci(np.arange(10.0))
     assert lo < 4.5 < hi and 2 < lo and hi < 7
-    assert claims.bootstrap_ci([1.0, 1.0]) == [1.0, 1.0]
-    lo, hi = claims.binomial_ci(1990, 2000)
+    assert stats.bootstrap_ci([1.0, 1.0]) == [1.0, 1.0]
+    lo, hi = stats.binomial_ci(1990, 2000)
     assert lo < 0.995 < hi and lo > 0.99
-    assert claims.binomial_ci(0, 2)[0] == 0.0
+    assert stats.binomial_ci(0, 2)[0] == 0.0
     for n in (10, 200, 2000, 5000):  # the observed proportion lies inside, also at 0% and 100%
         for k in (0, n):
-            lo, hi = claims.binomial_ci(k, n)
+            lo, hi = stats.binomial_ci(k, n)
             assert lo <= k / n <= hi
 
 
 def test_mean_intervals_over_seeds():
     # t(0.975, 2) = 4.303: three seeds 1, 2, 3 have mean 2, sd 1, half-width 4.303/sqrt(3)
-    lo, hi = claims.mean_ci([1.0, 2.0, 3.0])
+    lo, hi = stats.mean_ci([1.0, 2.0, 3.0])
     assert hi - 2.0 == pytest.approx(4.302653 / math.sqrt(3), rel=1e-6) and lo + hi == pytest.approx(4.0)
-    assert claims.mean_ci([1.0]) == [-math.inf, math.inf]
+    assert stats.mean_ci([1.0]) == [-math.inf, math.inf]
     # equal variances and sizes: Welch's dof is 2(n-1) = 4, se = sqrt(2/3)
-    lo, hi = claims.mean_diff_ci([4.0, 5.0, 6.0], [1.0, 2.0, 3.0])
+    lo, hi = stats.mean_diff_ci([4.0, 5.0, 6.0], [1.0, 2.0, 3.0])
     assert (lo + hi) / 2 == pytest.approx(3.0) and (hi - lo) / 2 == pytest.approx(2.776445 * math.sqrt(2 / 3), rel=1e-6)
-    assert claims.mean_diff_ci([1.0, 1.0], [0.0, 0.0]) == [1.0, 1.0]
-    assert claims.mean_diff_ci([1.0], [0.0, 1.0]) == [-math.inf, math.inf]
+    assert stats.mean_diff_ci([1.0, 1.0], [0.0, 0.0]) == [1.0, 1.0]
+    assert stats.mean_diff_ci([1.0], [0.0, 1.0]) == [-math.inf, math.inf]
 
 
 def test_for_chapter_rejects_unknown_chapters():
@@ -380,23 +380,23 @@ def test_ch04_fig5_interval_over_chapters(change, verdict):
 
 def test_ch04_seeds_needed_scale_the_standard_error_not_the_t_interval():
     seeds = np.array([1.1, 1.0, 1.3])
-    ci = claims.mean_ci(seeds)  # Student-t, 2 degrees of freedom: 4.3 standard errors each side
+    ci = stats.mean_ci(seeds)  # Student-t, 2 degrees of freedom: 4.3 standard errors each side
     se = seeds.std(ddof=1) / math.sqrt(3)
     assert (ci[1] - ci[0]) / 2 == pytest.approx(4.303 * se, rel=1e-3)
     # the effect (mean - 1) is resolved at 1.96 standard errors: 6 seeds, not the 25 that
     # scaling the t half-width would ask for
     effect = seeds.mean() - 1.0
-    assert claims.standard_error(seeds) == pytest.approx(se)
-    needed = ch04._seeds_needed(3, [(claims.standard_error(seeds), effect)])
+    assert stats.standard_error(seeds) == pytest.approx(se)
+    needed = ch04._seeds_needed(3, [(stats.standard_error(seeds), effect)])
     assert needed == math.ceil(3 * (1.96 * se / effect) ** 2) == 6
 
 
 def test_standard_error_of_a_mean_and_of_a_difference():
     a, b = np.array([1.0, 2.0, 3.0]), np.array([0.0, 4.0])
-    assert claims.standard_error(a) == pytest.approx(1 / math.sqrt(3))
+    assert stats.standard_error(a) == pytest.approx(1 / math.sqrt(3))
     # Welch's: the two groups' variances of the mean add
-    assert claims.standard_error(a, b) == pytest.approx(math.sqrt(1 / 3 + 8 / 2))
-    assert claims.standard_error(a, [5.0]) == math.inf
+    assert stats.standard_error(a, b) == pytest.approx(math.sqrt(1 / 3 + 8 / 2))
+    assert stats.standard_error(a, [5.0]) == math.inf
 
 
 def test_ch04_rank_correlation_interval():

@@ -11,6 +11,8 @@ Measuring information
       (direct, 2-gram corrected, vCLUB), compression estimates, sampling from LMs.
     - :mod:`seqmi.fit`: correlation lengths (Shen's eq. 9) and power-law exponents with
       confidence intervals.
+    - :mod:`seqmi.stats`: intervals (Student-t, Welch, bootstrap, Wilson) and the sample
+      sizes that would resolve an effect.
 
 Data with known statistics (:mod:`seqmi.data`)
     - :mod:`seqmi.data.markov`: binary Markov chains.

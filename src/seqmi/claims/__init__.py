@@ -24,15 +24,11 @@ from __future__ import annotations
 import importlib
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Sequence
-
-import numpy as np
+from typing import Any, Sequence
 
 KINDS = ("exact", "statistical", "illustration")
 VERDICTS = ("reproduced", "not reproduced", "inconclusive", "erratum")
 FIELDS = ("id", "source", "statement", "kind", "value", "ci", "rule", "verdict", "substitution", "scale")
-# z of a two-sided 95% interval: the level of every interval the rules build
-Z95 = 1.959963984540054
 
 
 @dataclass(frozen=True)
@@ -188,115 +184,6 @@ def combine(verdicts: Sequence[str]) -> str:
     if "not reproduced" in verdicts:
         return "not reproduced"
     return "reproduced" if all(v == "reproduced" for v in verdicts) else "inconclusive"
-
-
-def needed_for_interval(n0: int, half_width: float, effect: float) -> int:
-    """Sample size at which an interval of ``half_width`` measured at ``n0`` shrinks below ``|effect|``.
-
-    The half-width falls as ``1/√n``: ``n ≈ n0·(half_width/|effect|)²``, never fewer than
-    ``n0 + 1``; with no effect at all, ``100·n0`` (no affordable scale decides it).
-    """
-    if not (math.isfinite(half_width) and half_width > 0):
-        return n0 + 1
-    if not (math.isfinite(effect) and abs(effect) > 0):
-        return 100 * n0
-    return max(n0 + 1, math.ceil(n0 * (half_width / abs(effect)) ** 2))
-
-
-def needed_samples(n0: int, sd: float, effect: float, z: float = Z95) -> int:
-    """Samples that resolve ``effect`` at level ``z``: ``n ≈ n0·(z·σ/δ)²`` with σ measured at ``n0``.
-
-    ``sd`` is the standard error measured with ``n0`` samples; the standard error falls
-    as ``1/√n``, so ``n`` samples give ``σ·√(n0/n)``, and the effect is resolved when
-    that is ``δ/z``. Never fewer than ``n0 + 1`` (the measured scale did not decide).
-    """
-    if not (math.isfinite(sd) and sd > 0 and math.isfinite(effect) and effect > 0):
-        return n0 + 1
-    return max(n0 + 1, math.ceil(n0 * (z * sd / effect) ** 2))
-
-
-def normal_ci(mean: float, se: float, z: float = Z95) -> list[float]:
-    """``mean ± z·se`` as ``[low, high]``."""
-    return [float(mean - z * se), float(mean + z * se)]
-
-
-def bootstrap_ci(samples: Sequence[float] | np.ndarray, statistic: Callable[..., Any] = np.mean,
-                 n_resamples: int = 2000, seed: int = 0, level: float = 0.95) -> list[float]:
-    """Percentile bootstrap interval of ``statistic`` over ``samples`` (scipy's bootstrap).
-
-    The samples are the independent units (restarts, sequences, documents). With fewer
-    than two samples, or all equal, the interval degenerates to the point value.
-    """
-    from scipy import stats
-
-    data = np.asarray(samples, dtype=float)
-    point = float(statistic(data))
-    if data.size < 2 or np.ptp(data) == 0:
-        return [point, point]
-    res = stats.bootstrap((data,), statistic, n_resamples=n_resamples, confidence_level=level,
-                          method="percentile", random_state=np.random.default_rng(seed))
-    return [float(res.confidence_interval.low), float(res.confidence_interval.high)]
-
-
-def binomial_ci(successes: float, trials: int, z: float = Z95) -> list[float]:
-    """Wilson score interval of a proportion (accuracy over ``trials`` held-out symbols)."""
-    if trials <= 0:
-        return [0.0, 1.0]
-    p = successes / trials
-    denom = 1 + z**2 / trials
-    centre = (p + z**2 / (2 * trials)) / denom
-    half = z * math.sqrt(p * (1 - p) / trials + z**2 / (4 * trials**2)) / denom
-    # clamped to include p: at p = 0 or 1 the formula misses it by rounding (1e-16)
-    return [max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))]
-
-
-def standard_error(*groups: Sequence[float] | np.ndarray) -> float:
-    """Standard error over independent samples (seeds) of a mean (one group) or of a
-    difference of means (two groups, Welch's); infinite with fewer than two samples in a group.
-
-    The spread behind :func:`mean_ci` and :func:`mean_diff_ci`, without their t quantile:
-    what :func:`needed_samples` scales.
-    """
-    arrays = [np.asarray(g, dtype=float) for g in groups]
-    if not arrays or min(a.size for a in arrays) < 2:
-        return math.inf
-    return math.sqrt(sum(a.var(ddof=1) / a.size for a in arrays))
-
-
-def mean_ci(samples: Sequence[float] | np.ndarray, level: float = 0.95) -> list[float]:
-    """Student-t interval of the mean of independent ``samples`` (seeds, restarts).
-
-    With fewer than two samples there is no spread to measure: ``[-inf, inf]``.
-    """
-    from scipy import stats
-
-    x = np.asarray(samples, dtype=float)
-    if x.size < 2:
-        return [-math.inf, math.inf]
-    half = stats.t.ppf(0.5 + level / 2, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size)
-    return [float(x.mean() - half), float(x.mean() + half)]
-
-
-def mean_diff_ci(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray,
-                 level: float = 0.95) -> list[float]:
-    """Welch interval of ``mean(a) - mean(b)`` for two independent groups of samples.
-
-    The degrees of freedom are Welch-Satterthwaite's; with fewer than two samples in a
-    group, ``[-inf, inf]``.
-    """
-    from scipy import stats
-
-    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if x.size < 2 or y.size < 2:
-        return [-math.inf, math.inf]
-    vx, vy = x.var(ddof=1) / x.size, y.var(ddof=1) / y.size
-    se = math.sqrt(vx + vy)
-    diff = float(x.mean() - y.mean())
-    if se == 0:
-        return [diff, diff]
-    dof = (vx + vy) ** 2 / (vx**2 / (x.size - 1) + vy**2 / (y.size - 1))
-    half = stats.t.ppf(0.5 + level / 2, dof) * se
-    return [diff - half, diff + half]
 
 
 def module_name(chapter: str) -> str:

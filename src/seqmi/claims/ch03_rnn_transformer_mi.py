@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from seqmi.claims import (MIN_SEEDS, Z95, Claim, combine, decide, decide_within, mean_ci, mean_diff_ci, needed_samples,
-                          profile_of, standard_error)
+from seqmi.claims import MIN_SEEDS, Claim, combine, decide, decide_within, profile_of
+from seqmi.stats import Z95, mean_ci, mean_diff_ci, needed_samples, standard_error
 
 SATURATION_WIDTH = 32  # Fig. 1c: ξ grows like ln m up to m ≈ 32, then saturates
 GAMMA_TOLERANCE = 0.15  # the Transformer's exponent counts as the data's within this

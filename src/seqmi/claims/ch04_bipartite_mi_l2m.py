@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from seqmi.claims import (MIN_SEEDS, Z95, Claim, combine, decide, decide_within, exact, illustration, mean_ci, mean_diff_ci,
-                          needed_for_interval, needed_samples, profile_of, standard_error)
+from seqmi.claims import MIN_SEEDS, Claim, combine, decide, decide_within, exact, illustration, profile_of
 from seqmi.data.text import KJV_CHAPTERS
+from seqmi.stats import Z95, mean_ci, mean_diff_ci, needed_for_interval, needed_samples, standard_error
 
 BOUNDARY = ("the boundary operation between sub-volumes is our reading (b) of an ambiguous passage of "
             "App. B; reading (a) is computed alongside")
@@ -255,7 +255,7 @@ def _untrained(r: dict[str, Any], models: list[str]) -> str:
 
 def _seeds_needed(n: int, tests: list[tuple[float, float]]) -> int:
     """Seeds at which every (standard error over ``n`` seeds, effect) of ``tests`` would be
-    resolved (:func:`seqmi.claims.needed_samples`)."""
+    resolved (:func:`seqmi.stats.needed_samples`)."""
     return max(needed_samples(n, se, abs(effect)) for se, effect in tests)
 
 

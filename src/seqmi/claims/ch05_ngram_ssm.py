@@ -7,7 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from seqmi.claims import Claim, binomial_ci, bootstrap_ci, decide, exact, illustration, needed_samples, profile_of
+from seqmi.claims import Claim, decide, exact, illustration, profile_of
+from seqmi.stats import binomial_ci, bootstrap_ci, needed_samples
 
 NEAR_PERFECT = 0.95  # what we read "near-perfect accuracy" as
 CLUSTERED = 0.9  # variance explained by the last trigram above which states "cluster" by it

@@ -16,8 +16,8 @@ from typing import Any, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from seqmi.claims import (Claim, binomial_ci, combine, decide, exact, illustration, mean_ci, mean_diff_ci,
-                          profile_of)
+from seqmi.claims import Claim, combine, decide, exact, illustration, profile_of
+from seqmi.stats import binomial_ci, mean_ci, mean_diff_ci
 
 TARGET = 0.99  # Table 5 reports 100%; we ask for 99% of the held-out recalled symbols
 N_RECALL = 10  # recalled symbols per sequence
@@ -144,8 +144,8 @@ def seeds_to_decide(*groups: Sequence[float] | NDArray[np.float64], threshold: f
     """Seeds per group at which a Student-t interval would leave ``threshold`` out,
     were the means and spreads those measured on ``groups`` (a pilot's).
 
-    One group: the interval of its mean (:func:`seqmi.claims.mean_ci`); two: Welch's
-    interval of the difference of their means (:func:`seqmi.claims.mean_diff_ci`), with
+    One group: the interval of its mean (:func:`seqmi.stats.mean_ci`); two: Welch's
+    interval of the difference of their means (:func:`seqmi.stats.mean_diff_ci`), with
     as many seeds in each. The pilot's effect is taken at face value: where it
     overestimates the effect, the count decides too rarely.
 
