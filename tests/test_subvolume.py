@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 from scipy import linalg
 
-from seqmi.data.subvolume import MIXING, SubvolumeGaussian
+from seqmi.data.subvolume import SubvolumeGaussian
+from seqmi.data.subvolume_mixing import MIXING
 from seqmi.info import gaussian_mi
 
 CASES = [(f, op) for f in ("subvolume", "logarithmic") for op in ("mix", "overwrite")]

@@ -19,7 +19,8 @@ Data with known statistics (:mod:`seqmi.data`)
     - :mod:`seqmi.data.binary`: Shen's binary sequences with designed power-law MI.
     - :mod:`seqmi.data.subvolume`, :mod:`seqmi.data.subvolume_prefix`,
       :mod:`seqmi.data.subvolume_cca`: the sub-volume Gaussian families of L2M, their exact
-      bipartite MI and the canonical correlations of their halves.
+      bipartite MI and the canonical correlations of their halves;
+      :mod:`seqmi.data.subvolume_mixing`: their mixing matrix (eq. B.19).
     - :mod:`seqmi.data.ngram`: n-gram languages (Nandakumar et al.).
     - :mod:`seqmi.data.text`: the King James Bible corpus, vocabularies, splits.
     - :mod:`seqmi.data.copy_tasks`: Copy and Denoise tasks (Kerg et al.).

@@ -3,7 +3,7 @@
 A hierarchical construction of Gaussian sequences of length ``L = 4**layers``:
 
 * layer 1: ``y = M x`` for four i.i.d. standard normals ``x``, with the mixing matrix
-  ``M`` (:data:`MIXING`) whose rows have unit norm and pairwise inner product ``-1/4``;
+  ``M`` (:data:`seqmi.data.subvolume_mixing.MIXING`) whose rows have unit norm and pairwise inner product ``-1/4``;
 * layer ``k >= 2``: a ``4**(k-1) x 4`` array whose row ``i`` is
   ``(copy1_i, copy2_i, copy3_i, fresh_i)`` (family ``"subvolume"``: three independent
   copies of layer ``k-1``) or ``(copy_i, fresh, fresh, fresh)`` (family ``"logarithmic"``),
@@ -40,21 +40,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from seqmi._optional import require
+from seqmi.data.subvolume_cca import dense_canonical_correlations, recursive_canonical_correlations
+from seqmi.data.subvolume_mixing import MIXING
+from seqmi.data.subvolume_prefix import PrefixBlocks
 from seqmi.device import DeviceLike, resolve_device
 from seqmi.validate import check_choice, check_int
 
 if TYPE_CHECKING:
     import torch
-
-G_COEF = np.sqrt(5.0) / 4.0
-R_COEF = 0.25
-MIXING = np.array([
-    [G_COEF, G_COEF, G_COEF, R_COEF],
-    [-G_COEF, G_COEF, -G_COEF, R_COEF],
-    [-G_COEF, -G_COEF, G_COEF, R_COEF],
-    [G_COEF, -G_COEF, -G_COEF, R_COEF],
-])
-"""The 4x4 change-of-coordinates matrix of eq. (B.19), ``g = sqrt(5)/4``, ``r = 1/4``."""
 
 FAMILIES = ("subvolume", "logarithmic")
 PAIR_OPS = ("mix", "overwrite")
@@ -121,7 +114,7 @@ class SubvolumeGaussian:
         self._maps = self._layer_maps() if self.pair_op == "mix" else None
         self._entry = lru_cache(maxsize=None)(self._entry_uncached)
         self._chol: dict[Any, Any] = {}
-        self._prefix: Any = None
+        self._prefix: PrefixBlocks | None = None
 
     # ------------------------------------------------------------------ structure
     def _layer_maps(self) -> list[tuple[NDArray[np.float64], NDArray[np.float64]]]:
@@ -359,16 +352,9 @@ class SubvolumeGaussian:
             return "dense"
         return "structured"
 
-    def prefix_blocks(self) -> Any:
-        """The layer recursion for leading covariance blocks (reading (b); cached).
-
-        Returns
-        -------
-        seqmi.data.subvolume_prefix.PrefixBlocks
-        """
+    def prefix_blocks(self) -> PrefixBlocks:
+        """The layer recursion for leading covariance blocks (reading (b); cached)."""
         if self._prefix is None:
-            from seqmi.data.subvolume_prefix import PrefixBlocks  # imports this module
-
             self._prefix = PrefixBlocks(self)
         return self._prefix
 
@@ -401,8 +387,6 @@ class SubvolumeGaussian:
         >>> len(rho), round(float(-0.5 * np.log1p(-rho ** 2).sum()), 6)
         (16, 2.863014)
         """
-        from seqmi.data.subvolume_cca import dense_canonical_correlations, recursive_canonical_correlations
-
         ell = self.length // 2 if ell is None else check_int("ell", ell, 1, self.length - 1)
         check_choice("method", method, METHODS)
         recursive = self.pair_op == "mix" and 2 * ell == self.length

@@ -53,12 +53,16 @@ active one alone for the logarithmic family. The largest SVD at ``L = 4**12`` ha
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy.linalg import cholesky, null_space, solve_triangular
 
-from seqmi.data.subvolume import MIXING, SubvolumeGaussian
+from seqmi.data.subvolume_mixing import MIXING
+
+if TYPE_CHECKING:
+    from seqmi.data.subvolume import SubvolumeGaussian
 
 _ACTIVE_TOL = 1e-13  # singular values below this are the exact zeros of the rank
 
@@ -306,7 +310,7 @@ def layer_spectra(gaussian: SubvolumeGaussian) -> list[NDArray[np.float64]]:
         raise ValueError(f"the recursion needs pair_op='mix', got {gaussian.pair_op!r}: reading (a) has no "
                          "linear map on the samples (use method='dense')")
     copied = gaussian._n_prev
-    pair = base_half_pair(SubvolumeGaussian(1, gaussian.family).covariance())
+    pair = base_half_pair(type(gaussian)(1, gaussian.family).covariance())  # its one-layer member
     actives = [pair.rho]
     for k in range(2, gaussian.layers + 1):
         a, b = gaussian._maps[k - 2]

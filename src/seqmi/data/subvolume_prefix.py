@@ -45,13 +45,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from math import ceil
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy.linalg import cho_factor, cho_solve
 
-from seqmi.data.subvolume import MIXING, SubvolumeGaussian
+from seqmi.data.subvolume_mixing import MIXING
 from seqmi.validate import check_int
+
+if TYPE_CHECKING:
+    from seqmi.data.subvolume import SubvolumeGaussian
 
 _MIXING_INV = np.linalg.inv(MIXING)
 _LOGDET_MIXING = float(np.log(abs(np.linalg.det(MIXING))))
