@@ -23,6 +23,9 @@ short-term buffer as a ring (state ``i`` in slot ``i % nu``), ``nu .. W-1`` the 
 The backward pass does not store the attended states of every step: it replays the slot
 changes in reverse (each admission records the state it evicted) and recomputes the scores'
 ``tanh``, so the memory kept for it is a few arrays of the size of the hidden states.
+
+Shape comments use the letters of :mod:`seqmi.models.attentive_rnn`: ``T`` steps, ``B`` batch size,
+``C`` hidden width (the ``n`` of the docstrings).
 """
 
 from __future__ import annotations
@@ -354,9 +357,10 @@ class _Cell(torch.autograd.Function):
     @staticmethod
     def forward(ctx: torch.autograd.function.FunctionCtx, drive: torch.Tensor, V: torch.Tensor, h: torch.Tensor,
                 run: _Scan) -> torch.Tensor:
+        # drive (T, B, C) and V (C, C): the graph's inputs; h (T, B, C): the scan's states (CPU)
         ctx.run = run
         # a copy: the scan's array stays as saved for the backward pass whatever the caller does
-        return h.to(drive.device, copy=True)
+        return h.to(drive.device, copy=True)  # (T, B, C)
 
     @staticmethod
     @once_differentiable
@@ -375,12 +379,13 @@ class _Context(torch.autograd.Function):
     def forward(ctx: torch.autograd.function.FunctionCtx, h_in: torch.Tensor, V: torch.Tensor, W_a: torch.Tensor,
                 U_a: torch.Tensor, v_a: torch.Tensor, h: torch.Tensor, s: torch.Tensor, run: _Scan, nu: int,
                 weight: float, tanh: bool) -> torch.Tensor:
+        # h_in (T, B, C): the graph's states; V, W_a, U_a (C, C); v_a (C,); h, s (T, B, C): the scan's (CPU)
         ctx.run, ctx.nu, ctx.weight, ctx.tanh = run, nu, weight, tanh
         # the scan's records go through save_for_backward (not only ctx) so that saved-tensor
         # hooks see them: chapter 06 measures the activation memory with such a hook
         records = (run.keys, run.q, run.alpha, run.target, run.evicted, run.slot_h, run.slot_k)
         ctx.save_for_backward(h_in, V, W_a, U_a, v_a, h, s, *(torch.from_numpy(a) for a in records))
-        return s.to(h_in.device, copy=True)
+        return s.to(h_in.device, copy=True)  # (T, B, C)
 
     @staticmethod
     @once_differentiable

@@ -17,6 +17,14 @@ Attention kinds (the ``attention`` argument, a string or a spec object):
 - ``RelevancyAttention(nu, rho)`` or ``"relevancy(nu, rho)"``: the short-term buffer of the last
   ``nu`` states (current one included) plus at most ``rho`` relevant older states, additive
   score, softmax over both (the relevancy screening mechanism of RelRNN).
+
+Shape comments in the code use these letters:
+
+- ``B``: batch size; ``T``: sequence length (steps ``m = 0 .. T-1``);
+- ``I``: input width (``input_size``, the width of ``x_m``; :class:`TaskModel`'s one-hot alphabet ``n_in``);
+- ``C``: hidden width (``hidden_size``, the ``n`` of the docstrings: the width of ``h_m``, ``c_m`` and ``s_m``);
+- ``M``: states attended at step ``m``, ``|A_m|`` (``m + 1`` with full attention);
+- ``O``: :class:`TaskModel`'s output classes (``n_out``).
 """
 
 from __future__ import annotations
@@ -26,7 +34,7 @@ import os
 import re
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -153,6 +161,35 @@ class Trace:
     alpha: list[NDArray[np.float64]]
 
 
+@dataclass
+class _Unroll:
+    """What :meth:`AttentiveRNN.forward` carries from one step to the next (all but relevancy attention).
+
+    Attributes
+    ----------
+    drive : tuple of Tensor, each (B, C)
+        The input drive ``U x_m + b`` of every step.
+    s_prev : Tensor, shape (B, C)
+        ``s_{m-1}``.
+    running : Tensor, shape (B, C)
+        ``h_0 + .. + h_m`` (uniform attention).
+    hs, keys, ss : list of Tensor, each (B, C)
+        The states ``h_i``, their keys ``U_a h_i`` (scored attention) and the outputs ``s_i`` so far.
+    pres, attended, alphas : list of ndarray
+        The first sequence's trace rows so far (see :class:`Trace`).
+    """
+
+    drive: tuple[torch.Tensor, ...]
+    s_prev: torch.Tensor
+    running: torch.Tensor
+    hs: list[torch.Tensor] = field(default_factory=list)
+    keys: list[torch.Tensor] = field(default_factory=list)
+    ss: list[torch.Tensor] = field(default_factory=list)
+    pres: list[NDArray[np.float64]] = field(default_factory=list)
+    attended: list[NDArray[np.int64]] = field(default_factory=list)
+    alphas: list[NDArray[np.float64]] = field(default_factory=list)
+
+
 class AttentiveRNN(nn.Module):
     """Self-attentive RNN ``h_{m+1} = phi(V s_m + U x_{m+1} + b)``, ``s_m = f(h_m, c_m)``.
 
@@ -217,10 +254,10 @@ class AttentiveRNN(nn.Module):
 
     def _softmax_attend(self, s_prev: torch.Tensor, states: torch.Tensor,
                         keys: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        e = torch.tanh((s_prev @ self.W_a.T)[:, None, :] + keys) @ self.v_a
-        alpha = torch.softmax(e, dim=1)
+        e = torch.tanh((s_prev @ self.W_a.T)[:, None, :] + keys) @ self.v_a  # (B, 1, C) + (B, M, C) -> (B, M)
+        alpha = torch.softmax(e, dim=1)  # (B, M)
         # one batched matrix product instead of a broadcast multiply and a sum (fewer graph nodes)
-        return torch.bmm(alpha[:, None, :], states)[:, 0], alpha
+        return torch.bmm(alpha[:, None, :], states)[:, 0], alpha  # (B, 1, M) @ (B, M, C) -> (B, C); alpha (B, M)
 
     def forward(self, x: torch.Tensor, delta: torch.Tensor | None = None, delta_index: int = 0,
                 trace: bool = False) -> tuple[torch.Tensor, list[torch.Tensor], Trace | None]:
@@ -249,59 +286,77 @@ class AttentiveRNN(nn.Module):
         if isinstance(self.attention, RelevancyAttention):
             return self._relevancy_forward(x, delta, delta_index, trace)
         B, T, _ = x.shape
-        n = self.hidden_size
-        a_h, b_c = self.mix
-        att = self.attention
-        s_prev = x.new_zeros(B, n)
+        run = self._start(x, B)
+        for m in range(T):
+            pre, h = self._cell(run, m, delta, delta_index)
+            c, weights, idx = self._attend(run, m, h)
+            s = self._combine(h, c)  # (B, C)
+            run.ss.append(s)
+            if trace:
+                self._record(run, pre, idx, c, weights)
+            run.s_prev = s
+        s_all = torch.stack(run.ss, 1)  # (B, T, C)
+        return s_all, run.hs, self._collect_trace(run, s_all) if trace else None
+
+    def _start(self, x: torch.Tensor, B: int) -> _Unroll:
+        """The state before step 0: ``s_{-1} = 0`` and every step's input drive."""
+        s_prev = x.new_zeros(B, self.hidden_size)  # (B, C)
         # the input drive does not depend on the recurrence: one matmul for all steps, unbound
         # once, because indexing drive[:, m] would cost a full-size zero gradient per step in
         # the backward pass (quadratic in T)
-        drive = (x @ self.U.T + self.b).unbind(1)
-        hs: list[torch.Tensor] = []
-        keys: list[torch.Tensor] = []
-        ss, pres, attended, alphas = [], [], [], []
-        running = x.new_zeros(B, n)
-        for m in range(T):
-            pre = s_prev @ self.V.T + drive[m]
-            h = self.phi(pre)
-            if delta is not None and m == delta_index:
-                h = h + delta
-            hs.append(h)
-            if self.scored:
-                keys.append(h @ self.U_a.T)
-            weights = None
-            if att == "none":
-                idx = [m]
-                c = None
-            elif att == "uniform":
-                running = running + h
-                c = running / (m + 1)
-                idx = list(range(m + 1))
-            elif att == "full":
-                c, weights = self._softmax_attend(s_prev, torch.stack(hs, 1), torch.stack(keys, 1))
-                idx = list(range(m + 1))
-            else:
-                idx = att.attended(m)
-                c = torch.stack([hs[i] for i in idx], 1).mean(1)
-            s = h if c is None else a_h * h + b_c * c
-            ss.append(s)
-            if trace:
-                pres.append(pre[0].detach().cpu().numpy())
-                attended.append(np.asarray(idx, dtype=np.int64))
-                if weights is not None:
-                    alphas.append(weights[0].detach().cpu().numpy())
-                elif c is None:
-                    alphas.append(np.zeros(1))
-                else:
-                    alphas.append(np.full(len(idx), 1.0 / len(idx)))
-            s_prev = s
-        s_all = torch.stack(ss, 1)
-        tr = None
-        if trace:
-            tr = Trace(h=torch.stack(hs, 1)[0].detach().cpu().numpy().astype(np.float64),
-                       s=s_all[0].detach().cpu().numpy().astype(np.float64),
-                       pre=np.array(pres, dtype=np.float64), attended=attended, alpha=alphas)
-        return s_all, hs, tr
+        drive = (x @ self.U.T + self.b).unbind(1)  # (B, T, I) -> (B, T, C) -> T tensors (B, C)
+        return _Unroll(drive, s_prev, x.new_zeros(B, self.hidden_size))
+
+    def _cell(self, run: _Unroll, m: int, delta: torch.Tensor | None,
+              delta_index: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """One recurrence step ``h_m = phi(pre)``, ``pre = V s_{m-1} + U x_m + b``, appended to ``run``."""
+        pre = run.s_prev @ self.V.T + run.drive[m]  # (B, C)
+        h = self.phi(pre)  # (B, C)
+        if delta is not None and m == delta_index:
+            h = h + delta  # (B, C)
+        run.hs.append(h)
+        if self.scored:
+            run.keys.append(h @ self.U_a.T)  # (B, C)
+        return pre, h
+
+    def _attend(self, run: _Unroll, m: int,
+                h: torch.Tensor) -> tuple[torch.Tensor | None, torch.Tensor | None, list[int]]:
+        """The attention read ``c_m`` (None without attention), the softmax weights if scored, and ``A_m``."""
+        att = self.attention
+        if att == "none":
+            return None, None, [m]
+        if att == "uniform":
+            run.running = run.running + h  # (B, C)
+            return run.running / (m + 1), None, list(range(m + 1))  # (B, C)
+        if att == "full":
+            # h_0 .. h_m and their keys, stacked (B, M, C) each: c_m (B, C), weights (B, M)
+            c, weights = self._softmax_attend(run.s_prev, torch.stack(run.hs, 1), torch.stack(run.keys, 1))
+            return c, weights, list(range(m + 1))
+        idx = att.attended(m)
+        return torch.stack([run.hs[i] for i in idx], 1).mean(1), None, idx  # (B, M, C) -> (B, C)
+
+    def _combine(self, h: torch.Tensor, c: torch.Tensor | None) -> torch.Tensor:
+        """The output ``s_m = a h_m + b c_m`` (``h_m`` itself without attention)."""
+        a_h, b_c = self.mix
+        return h if c is None else a_h * h + b_c * c  # (B, C)
+
+    def _record(self, run: _Unroll, pre: torch.Tensor, idx: list[int], c: torch.Tensor | None,
+                weights: torch.Tensor | None) -> None:
+        """Append the step's trace rows for the first sequence: pre-activation, ``A_m`` and weights."""
+        run.pres.append(pre[0].detach().cpu().numpy())  # (C,)
+        run.attended.append(np.asarray(idx, dtype=np.int64))  # (M,)
+        if weights is not None:
+            run.alphas.append(weights[0].detach().cpu().numpy())  # (M,)
+        elif c is None:
+            run.alphas.append(np.zeros(1))
+        else:
+            run.alphas.append(np.full(len(idx), 1.0 / len(idx)))  # (M,)
+
+    def _collect_trace(self, run: _Unroll, s_all: torch.Tensor) -> Trace:
+        """The :class:`Trace` of the first sequence, from the unrolled steps."""
+        return Trace(h=torch.stack(run.hs, 1)[0].detach().cpu().numpy().astype(np.float64),  # (T, C)
+                     s=s_all[0].detach().cpu().numpy().astype(np.float64),  # (T, C)
+                     pre=np.array(run.pres, dtype=np.float64), attended=run.attended, alpha=run.alphas)
 
     def _relevancy_forward(self, x: torch.Tensor, delta: torch.Tensor | None, delta_index: int,
                            trace: bool) -> tuple[torch.Tensor, list[torch.Tensor], Trace | None]:
@@ -314,16 +369,17 @@ class AttentiveRNN(nn.Module):
 
         att = self.attention
         # time first, so that each step's drive and states are contiguous
-        drive = x.transpose(0, 1) @ self.U.T + self.b
+        drive = x.transpose(0, 1) @ self.U.T + self.b  # (B, T, I) -> (T, B, I) -> (T, B, C)
         # both combine choices weight h and c equally: s = w (h + c)
         weight = self.mix[0]
+        # s (T, B, C); hs: T tensors (B, C)
         s, hs, rows = relevancy_recurrence(drive, self.V, self.W_a, self.U_a, self.v_a, att.nu, att.rho, weight,
                                            self.nonlinearity == "tanh", delta, delta_index, trace)
-        s = s.transpose(0, 1)
+        s = s.transpose(0, 1)  # (B, T, C)
         tr = None
         if trace:
-            tr = Trace(h=torch.stack([h[0] for h in hs]).detach().cpu().numpy().astype(np.float64),
-                       s=s[0].detach().cpu().numpy().astype(np.float64),
+            tr = Trace(h=torch.stack([h[0] for h in hs]).detach().cpu().numpy().astype(np.float64),  # (T, C)
+                       s=s[0].detach().cpu().numpy().astype(np.float64),  # (T, C)
                        pre=np.array(rows.pre, dtype=np.float64), attended=rows.attended,
                        alpha=rows.alpha)
         return s, hs, tr
@@ -395,12 +451,12 @@ class TaskModel(nn.Module):
 
     def forward(self, tokens: torch.Tensor) -> tuple[torch.Tensor, list[torch.Tensor]]:
         """Logits ``(B, T, n_out)`` and the per-step hidden states (for gradient profiles)."""
-        x = torch.nn.functional.one_hot(tokens, self.n_in).to(self.readout.weight.dtype)
+        x = torch.nn.functional.one_hot(tokens, self.n_in).to(self.readout.weight.dtype)  # (B, T) -> (B, T, I)
         if self.kind == "lstm":
-            out, _ = self.core(x)
-            return self.readout(out), [out[:, m] for m in range(out.shape[1])]
-        s, hs, _ = self.core(x)
-        return self.readout(s), hs
+            out, _ = self.core(x)  # (B, T, C)
+            return self.readout(out), [out[:, m] for m in range(out.shape[1])]  # (B, T, O); T tensors (B, C)
+        s, hs, _ = self.core(x)  # (B, T, C); T tensors (B, C)
+        return self.readout(s), hs  # (B, T, O)
 
 
 def recall_accuracy(model: TaskModel, tokens: torch.Tensor, targets: torch.Tensor, n_recall: int) -> float:

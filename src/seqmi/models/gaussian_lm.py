@@ -7,6 +7,14 @@ embeddings and a Gaussian output head. :func:`gaussian_kl` is the exact conditio
 training loss; :func:`train_gaussian` (a configuration of :func:`seqmi.train.fit`) and
 :func:`evaluate_kl` run a model on fresh samples of a
 :class:`~seqmi.data.subvolume.SubvolumeGaussian`, whose true conditionals are known.
+
+Shape comments in the code use these letters:
+
+- ``B``: batch size; ``T``: sequence length (tokens per sequence, ``L`` in the docstrings);
+- ``K``: token width (``token_dim``, the number of stacked copies; ``c`` in :class:`LinearSSMBackbone`);
+- ``C``: model width (``d_model``; ``w`` in :class:`LinearSSMBackbone`);
+- ``N``: complex modes of :class:`LinearSSMBackbone` (its ``n``), whose real state has ``2N = d``
+  (``d_state_total``) numbers.
 """
 
 from __future__ import annotations
@@ -54,17 +62,18 @@ class GPTBackbone(nn.Module):
         self.ln_f = nn.LayerNorm(d_model)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x = x + self.pos[: x.shape[1]]
+        x = x + self.pos[: x.shape[1]]  # (B, T, C) + (T, C)
         for block in self.blocks:
-            x = block(x)
-        return self.ln_f(x)
+            x = block(x)  # (B, T, C)
+        return self.ln_f(x)  # (B, T, C)
 
 
 class LinearSSMBackbone(nn.Module):
     """Diagonal complex linear recurrence (S4D-like) whose state is linear in the past tokens.
 
     Glossary: ``c`` = ``token_dim`` (stacked copies), ``n = d_state_total / 2`` complex
-    modes, ``d = d_state_total`` real state numbers, ``w = d_model`` head width.
+    modes, ``d = d_state_total`` real state numbers, ``w = d_model`` head width; in the shape
+    comments (the module's letters) ``K = c``, ``N = n``, ``2N = d``, ``C = w``.
     With inputs ``u_t`` (the tokens shifted right by one, ``u_0 = 0``: the BOS token),
 
     ``h_t = lambda * h_(t-1) + (1 + g_t) * B u_t``,  ``h_t in C^n``,  ``|lambda| < 1``,
@@ -118,20 +127,23 @@ class LinearSSMBackbone(nn.Module):
 
     def states(self, u: torch.Tensor) -> torch.Tensor:
         """The real state ``(Re h_t, Im h_t)`` of every position: ``(B, T, c) -> (B, T, d)``."""
-        T = u.shape[1]
-        log_lam = torch.complex(-torch.exp(self.log_rate), self.phase)  # (n,): ln lambda, Re < 0
-        k = torch.arange(T, device=u.device, dtype=u.dtype)
-        kernel = torch.exp(k[:, None] * log_lam[None, :])  # (T, n): lambda^k
+        T = u.shape[1]  # u (B, T, K)
+        log_lam = torch.complex(-torch.exp(self.log_rate), self.phase)  # (N,): ln lambda, Re < 0
+        k = torch.arange(T, device=u.device, dtype=u.dtype)  # (T,)
+        kernel = torch.exp(k[:, None] * log_lam[None, :])  # (T, N): lambda^k
+        # complex tokens (B, T, K) times B (N, K), gained per position (T, N)
         v = torch.einsum("btc,nc->btn", torch.complex(u, torch.zeros_like(u)),
-                         torch.complex(self.B[0], self.B[1])) * (1 + self.input_gain[:T])  # (B, T, n)
+                         torch.complex(self.B[0], self.B[1])) * (1 + self.input_gain[:T])  # (B, T, N)
         size = 2 * T  # zero-padded: the circular convolution is causal on the first T outputs
+        # spectra (B, 2T, N) * (1, 2T, N), back to time, the first T kept: (B, T, N) complex
         h = torch.fft.ifft(torch.fft.fft(v, size, dim=1) * torch.fft.fft(kernel, size, dim=0)[None], dim=1)[:, :T]
-        return torch.cat([h.real, h.imag], dim=-1)  # (B, T, d)
+        return torch.cat([h.real, h.imag], dim=-1)  # (B, T, 2N)
 
     def forward(self, u: torch.Tensor) -> torch.Tensor:
         """``(B, T, c) -> (B, T, w)``: read-out of the state, scaled and shifted per position."""
-        T = u.shape[1]
-        return self.readout(self.states(u)) * (1 + self.readout_gain[:T]) + self.pos[:T]  # (B, T, w)
+        T = u.shape[1]  # u (B, T, K)
+        # (B, T, 2N) -> (B, T, C), times the gain (T, C), plus the offset (T, C)
+        return self.readout(self.states(u)) * (1 + self.readout_gain[:T]) + self.pos[:T]  # (B, T, C)
 
 
 class GaussianSequenceModel(nn.Module):
@@ -184,10 +196,11 @@ class GaussianSequenceModel(nn.Module):
         """``z`` of shape ``(B, L, token_dim)`` -> conditional ``(mu, sigma)``, each like ``z``."""
         if z.shape[1] > self.max_len and self.backbone_name in ("transformer", "linear"):
             raise ValueError(f"sequence length {z.shape[1]} exceeds max_len={self.max_len}")
-        inputs = torch.cat([torch.zeros_like(z[:, :1]), z[:, :-1]], dim=1)  # (B, L, token_dim): BOS shift
-        out = self.head(self.backbone(self.embed(inputs)))  # (B, L, 2 token_dim)
-        mu, raw = out.chunk(2, dim=-1)
-        return mu, F.softplus(raw) + 1e-4
+        inputs = torch.cat([torch.zeros_like(z[:, :1]), z[:, :-1]], dim=1)  # (B, T, K): BOS shift
+        # embedded (B, T, C) (the linear backbone takes the tokens as they are), mixed (B, T, C), head (B, T, 2K)
+        out = self.head(self.backbone(self.embed(inputs)))  # (B, T, 2K)
+        mu, raw = out.chunk(2, dim=-1)  # (B, T, K) each
+        return mu, F.softplus(raw) + 1e-4  # (B, T, K) each
 
 
 def _conditional_targets(dist: SubvolumeGaussian, batch: int, rng: np.random.Generator,

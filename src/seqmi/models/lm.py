@@ -17,6 +17,14 @@ Interface shared by :class:`RNNLM` and :class:`TransformerLM`:
   Transformer): the "memory" whose scaling Chen et al. 2025 bound.
 - ``amp_safe``: whether bf16 autocast is numerically safe for training (see
   :mod:`seqmi.train`).
+
+Shape comments in the code use these letters:
+
+- ``B``: batch size; ``T``: sequence length (time steps, the start token included);
+- ``C``: width, the hidden units of a recurrent layer or the Transformer's model width (the ``m`` of
+  Shen 2019); ``E``: embedding size (``embed_dim``);
+- ``V``: vocabulary (``vocab_size``; the inputs have ``V + 1`` ids, the start token's included);
+- ``H``: attention heads, ``D = C / H``: head dimension; ``P``: positions already in the key/value cache.
 """
 
 from __future__ import annotations
@@ -129,14 +137,15 @@ class RNNLM(nn.Module):
 
     def forward(self, tokens: torch.Tensor, state: tuple | torch.Tensor | None = None) -> torch.Tensor:
         """Logits ``(batch, time, vocab_size)`` for the tokens following each prefix."""
-        return self.forward_with_state(tokens, state)[0]
+        return self.forward_with_state(tokens, state)[0]  # (B, T, V)
 
     def forward_with_state(self, tokens: torch.Tensor, state: tuple | torch.Tensor | None = None):
         """Like :meth:`forward`, also returning the final recurrent state (truncated BPTT)."""
+        # tokens (B, T) -> embedding (B, T, E) -> out (B, T, C); state (depth, B, C), a pair (h, c) for the LSTM
         out, state = self.rnn(self.embed(tokens), state)
         if self.tie_weights:
-            return out @ self.embed.weight[: self.vocab_size].T + self.head.bias, state
-        return self.head(out), state
+            return out @ self.embed.weight[: self.vocab_size].T + self.head.bias, state  # (B, T, V)
+        return self.head(out), state  # (B, T, V)
 
     def history_state_size(self, length: int) -> int:
         """Floats of recurrent state: ``depth * width`` (RNN), twice that (LSTM: h and c)."""
@@ -217,22 +226,22 @@ class TransformerBlock(nn.Module):
         self.mlp = nn.Sequential(nn.Linear(width, 4 * width), nn.GELU(), nn.Linear(4 * width, width))
 
     def _split(self, x: torch.Tensor) -> torch.Tensor:
-        b, t, w = x.shape
-        return x.view(b, t, self.heads, w // self.heads).transpose(1, 2)
+        b, t, w = x.shape  # (B, T, C)
+        return x.view(b, t, self.heads, w // self.heads).transpose(1, 2)  # (B, T, H, D) -> (B, H, T, D)
 
     def forward(self, x: torch.Tensor, cache: list | None = None) -> torch.Tensor:
-        b, t, w = x.shape
-        q, k, v = (self._split(z) for z in self.qkv(self.norm1(x)).split(w, dim=-1))
+        b, t, w = x.shape  # (B, T, C)
+        q, k, v = (self._split(z) for z in self.qkv(self.norm1(x)).split(w, dim=-1))  # (B, H, T, D) each
         if cache is None:
-            att = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            att = F.scaled_dot_product_attention(q, k, v, is_causal=True)  # (B, H, T, D)
         else:
             if cache:  # one new token attends to every cached key: no mask needed
-                k = torch.cat([cache[0], k], dim=2)
-                v = torch.cat([cache[1], v], dim=2)
-            att = F.scaled_dot_product_attention(q, k, v, is_causal=not cache and t > 1)
-            cache[:] = [k, v]
-        x = x + self.proj(att.transpose(1, 2).reshape(b, t, w))
-        return x + self.mlp(self.norm2(x))
+                k = torch.cat([cache[0], k], dim=2)  # (B, H, P + T, D)
+                v = torch.cat([cache[1], v], dim=2)  # (B, H, P + T, D)
+            att = F.scaled_dot_product_attention(q, k, v, is_causal=not cache and t > 1)  # (B, H, T, D)
+            cache[:] = [k, v]  # (B, H, P + T, D) each
+        x = x + self.proj(att.transpose(1, 2).reshape(b, t, w))  # (B, H, T, D) -> (B, T, H, D) -> (B, T, C)
+        return x + self.mlp(self.norm2(x))  # (B, T, C)
 
 
 class TransformerLM(nn.Module):
@@ -281,20 +290,20 @@ class TransformerLM(nn.Module):
         self.tie_weights = tie_weights
 
     def _logits(self, h: torch.Tensor) -> torch.Tensor:
-        h = self.norm(h)
+        h = self.norm(h)  # (..., C)
         if self.tie_weights:
-            return h @ self.embed.weight[: self.vocab_size].T
-        return self.head(h)
+            return h @ self.embed.weight[: self.vocab_size].T  # (..., V)
+        return self.head(h)  # (..., V)
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         """Logits ``(batch, time, vocab_size)``; ``time <= max_len``."""
-        t = tokens.shape[1]
+        t = tokens.shape[1]  # tokens (B, T)
         if t > self.max_len:
             raise ValueError(f"sequence of {t} tokens exceeds max_len={self.max_len}")
-        h = self.embed(tokens) * math.sqrt(self.width) + self.positions[:t]
+        h = self.embed(tokens) * math.sqrt(self.width) + self.positions[:t]  # (B, T, C) + (T, C)
         for block in self.blocks:
-            h = block(h)
-        return self._logits(h)
+            h = block(h)  # (B, T, C)
+        return self._logits(h)  # (B, T, V)
 
     def history_state_size(self, length: int) -> int:
         """Floats of key/value cache after ``length`` tokens: ``2 * depth * width * min(length, max_len)``."""
@@ -302,10 +311,11 @@ class TransformerLM(nn.Module):
         return 2 * self.depth * self.width * min(length, self.max_len)
 
     def _step(self, tokens: torch.Tensor, caches: list[list], offset: int) -> torch.Tensor:
+        # tokens (B, T), the T new tokens at positions offset .. offset + T - 1: embedded (B, T, C)
         h = self.embed(tokens) * math.sqrt(self.width) + self.positions[offset: offset + tokens.shape[1]]
         for block, cache in zip(self.blocks, caches):
-            h = block(h, cache)
-        return self._logits(h[:, -1])
+            h = block(h, cache)  # (B, T, C); each cache grows to (B, H, P + T, D)
+        return self._logits(h[:, -1])  # (B, V): the last position's
 
     @torch.no_grad()
     def sample(self, n: int, length: int, seed: int, temperature: float = 1.0,

@@ -3,6 +3,10 @@
 The SSM side of the Transformer-vs-SSM comparisons of Chen et al. 2025 (L2M): the
 backbone of :class:`seqmi.models.gaussian_lm.GaussianSequenceModel` (Fig. 4) and the
 character-level language model of the natural-text version (Fig. 5).
+
+Shape comments in the code use these letters: ``B`` batch size, ``T`` sequence length (the
+``L`` of Gu and Dao 2023), ``C`` width (``d_model``, their ``D``), ``V`` vocabulary (``vocab_size``;
+the inputs have ``V + 1`` ids, the start token's included).
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ class MambaBackbone(nn.Module):
         self.ln_f = nn.LayerNorm(d_model)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.ln_f(self.mamba(x))
+        return self.ln_f(self.mamba(x))  # (B, T, C) -> (B, T, C)
 
 
 class MambaLM(nn.Module):
@@ -61,4 +65,4 @@ class MambaLM(nn.Module):
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         """Logits ``(batch, time, vocab_size)``."""
-        return self.head(self.backbone(self.embed(tokens)))
+        return self.head(self.backbone(self.embed(tokens)))  # (B, T) -> (B, T, C) -> (B, T, C) -> (B, T, V)

@@ -20,6 +20,11 @@ Unlike :class:`seqmi.models.attentive_rnn.TaskModel` (whole sequences, a compile
 these cores also run one step at a time with their memory carried in a
 :class:`MemoryState`, as an agent acting in an environment needs. The batch's sequences
 start together (every step index is shared), which is how :mod:`seqmi.rl` collects episodes.
+
+Shape comments in the code use these letters: ``B`` batch size, ``T`` sequence length (steps),
+``I`` input width (``input_size``, the width of ``x_t``), ``C`` hidden width (``hidden_size``, the
+``n`` of the docstrings: the width of ``h_t``, ``c_t`` and ``s_t``), ``M`` states attended at one step
+(``t + 1`` with ``"full"``; the ``nu + rho`` slots, buffer then relevant set, with ``"relevancy"``).
 """
 
 from __future__ import annotations
@@ -95,65 +100,66 @@ class MemoryLSTM(nn.Module):
 
     def initial_state(self, batch: int, device: torch.device | str = "cpu") -> MemoryState:
         """The empty memory of ``batch`` sequences."""
-        zeros = torch.zeros(batch, self.hidden_size, device=device)
+        zeros = torch.zeros(batch, self.hidden_size, device=device)  # (B, C)
         state = MemoryState(0, zeros, zeros, zeros)
         if self.kind == "relevancy":
             slots = self.nu + self.rho
-            state.states = torch.zeros(batch, slots, self.hidden_size, device=device)
-            state.keys = torch.zeros(batch, slots, self.hidden_size, device=device)
-            state.score = torch.zeros(batch, slots, device=device)
-            state.valid = torch.zeros(batch, slots, dtype=torch.bool, device=device)
+            state.states = torch.zeros(batch, slots, self.hidden_size, device=device)  # (B, M, C)
+            state.keys = torch.zeros(batch, slots, self.hidden_size, device=device)  # (B, M, C)
+            state.score = torch.zeros(batch, slots, device=device)  # (B, M)
+            state.valid = torch.zeros(batch, slots, dtype=torch.bool, device=device)  # (B, M)
         return state
 
     def step(self, x: torch.Tensor, state: MemoryState) -> tuple[torch.Tensor, MemoryState]:
         """One step: ``x`` of shape ``(B, input_size)`` to ``s_t`` of shape ``(B, n)`` and the new state."""
         if self.kind == "lstm":
-            h, c = self.cell(x, (state.h, state.c))
+            h, c = self.cell(x, (state.h, state.c))  # x (B, I) -> (B, C) each
             return h, MemoryState(state.step + 1, h, c, h)
-        h, c = self.cell(torch.cat([x, state.s], dim=1), (state.h, state.c))
-        key = self.U_a(h)
-        query = self.W_a(state.s)
+        h, c = self.cell(torch.cat([x, state.s], dim=1), (state.h, state.c))  # [x_t, s_{t-1}] (B, I + C) -> (B, C) each
+        key = self.U_a(h)  # (B, C)
+        query = self.W_a(state.s)  # (B, C)
         if self.kind == "full":
-            states, keys = [*state.states, h], [*state.keys, key]
+            states, keys = [*state.states, h], [*state.keys, key]  # M = t + 1 tensors (B, C) each
+            # stacked (B, M, C) each: context (B, C)
             context, _ = self._attend(query, torch.stack(states, 1), torch.stack(keys, 1), None)
-            s = 0.5 * (h + context)
+            s = 0.5 * (h + context)  # (B, C)
             return s, MemoryState(state.step + 1, h, c, s, states, keys)
         return self._relevancy_step(h, c, key, query, state)
 
     def _attend(self, query: torch.Tensor, states: torch.Tensor, keys: torch.Tensor,
                 valid: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
         """Additive attention of ``query`` (B, n) over ``states`` and ``keys`` (B, m, n)."""
-        e = torch.tanh(query[:, None, :] + keys) @ self.v_a
+        e = torch.tanh(query[:, None, :] + keys) @ self.v_a  # (B, 1, C) + (B, M, C) -> scores (B, M)
         if valid is not None:
-            e = e.masked_fill(~valid, float("-inf"))
-        alpha = torch.softmax(e, dim=1)
-        return torch.bmm(alpha[:, None, :], states)[:, 0], alpha
+            e = e.masked_fill(~valid, float("-inf"))  # (B, M)
+        alpha = torch.softmax(e, dim=1)  # (B, M)
+        return torch.bmm(alpha[:, None, :], states)[:, 0], alpha  # (B, 1, M) @ (B, M, C) -> (B, C); alpha (B, M)
 
     def _relevancy_step(self, h: torch.Tensor, c: torch.Tensor, key: torch.Tensor, query: torch.Tensor,
                         state: MemoryState) -> tuple[torch.Tensor, MemoryState]:
         nu, t = self.nu, state.step
         states, keys, score, valid = state.states, state.keys, state.score, state.valid
-        slots = torch.arange(nu + self.rho, device=h.device)
+        slots = torch.arange(nu + self.rho, device=h.device)  # (M,)
         slot = t % nu
         if t >= nu and self.rho:
             # the state leaving the buffer: into a free relevant slot, else over the least relevant if it scored higher
-            free = ~valid[:, nu:]
-            rel_score = score[:, nu:].masked_fill(free, float("-inf"))
-            target = nu + torch.where(free.any(1), free.float().argmax(1), rel_score.argmin(1))
-            admit = free.any(1) | (score[:, slot] > rel_score.min(1).values)
-            into = admit[:, None] & (slots[None, :] == target[:, None])
-            states = torch.where(into[..., None], states[:, slot:slot + 1], states)
-            keys = torch.where(into[..., None], keys[:, slot:slot + 1], keys)
-            score = torch.where(into, score[:, slot:slot + 1], score)
-            valid = valid | into
-        here = slots == slot
-        states = torch.where(here[None, :, None], h[:, None], states)
-        keys = torch.where(here[None, :, None], key[:, None], keys)
-        valid = valid | here
-        context, alpha = self._attend(query, states, keys, valid)
+            free = ~valid[:, nu:]  # (B, rho)
+            rel_score = score[:, nu:].masked_fill(free, float("-inf"))  # (B, rho)
+            target = nu + torch.where(free.any(1), free.float().argmax(1), rel_score.argmin(1))  # (B,)
+            admit = free.any(1) | (score[:, slot] > rel_score.min(1).values)  # (B,)
+            into = admit[:, None] & (slots[None, :] == target[:, None])  # (B, M)
+            states = torch.where(into[..., None], states[:, slot:slot + 1], states)  # (B, M, C)
+            keys = torch.where(into[..., None], keys[:, slot:slot + 1], keys)  # (B, M, C)
+            score = torch.where(into, score[:, slot:slot + 1], score)  # (B, M)
+            valid = valid | into  # (B, M)
+        here = slots == slot  # (M,)
+        states = torch.where(here[None, :, None], h[:, None], states)  # (B, M, C)
+        keys = torch.where(here[None, :, None], key[:, None], keys)  # (B, M, C)
+        valid = valid | here  # (B, M)
+        context, alpha = self._attend(query, states, keys, valid)  # (B, C), (B, M)
         # relevance accrues only while a state sits in the buffer; the new state's starts at zero
-        score = torch.where(here, 0.0, score) + alpha.detach() * (slots < nu)
-        s = 0.5 * (h + context)
+        score = torch.where(here, 0.0, score) + alpha.detach() * (slots < nu)  # (B, M)
+        s = 0.5 * (h + context)  # (B, C)
         return s, MemoryState(t + 1, h, c, s, states, keys, score, valid)
 
     def forward(self, x: torch.Tensor, state: MemoryState | None = None) -> tuple[torch.Tensor, MemoryState]:
@@ -168,7 +174,7 @@ class MemoryLSTM(nn.Module):
         if state is None:
             state = self.initial_state(x.shape[0], x.device)
         outputs = []
-        for xt in x.unbind(1):
-            s, state = self.step(xt, state)
+        for xt in x.unbind(1):  # x (B, T, I): T steps of (B, I)
+            s, state = self.step(xt, state)  # (B, C)
             outputs.append(s)
-        return torch.stack(outputs, 1), state
+        return torch.stack(outputs, 1), state  # (B, T, C)

@@ -9,6 +9,11 @@ sentence-final context is the unknown token).
   logits ``C ReLU(h_t + b)`` (Definitions 3.6-3.8, the model of the construction).
 - :class:`RNNLanguageModel`: embedding, ``h_t = ReLU(W h_{t-1} + U x_t + b_h)``,
   logits ``C h_t + b_y`` (Definition A.5).
+
+Shape comments in the code use these letters: ``B`` batch size (sentences, ``N`` in the
+docstrings), ``T`` sequence length (words), ``E`` embedding size (``embed_dim``, the width of
+``x_t``), ``C`` state width (``hidden_size``, the width of ``h_t``), ``V`` vocabulary
+(``vocab_size``, the unknown token included).
 """
 
 from __future__ import annotations
@@ -49,17 +54,17 @@ class SSMLanguageModel(nn.Module):
 
     def states(self, ids: torch.Tensor) -> torch.Tensor:
         """States ``h_t`` for word ids of shape ``(N, T)``: ``(N, T, hidden)``."""
-        u = self.B(self.embed(ids))
-        h = torch.zeros(ids.shape[0], self.A.in_features, device=ids.device)
+        u = self.B(self.embed(ids))  # ids (B, T) -> x (B, T, E) -> u (B, T, C), the input term of h_t
+        h = torch.zeros(ids.shape[0], self.A.in_features, device=ids.device)  # (B, C)
         out = []
         for t in range(ids.shape[1]):
-            h = self.A(h) + u[:, t]
+            h = self.A(h) + u[:, t]  # (B, C)
             out.append(h)
-        return torch.stack(out, dim=1)
+        return torch.stack(out, dim=1)  # (B, T, C)
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         """Logits after every word, ``(N, T, vocab)``."""
-        return self.C(torch.relu(self.states(ids) + self.b))
+        return self.C(torch.relu(self.states(ids) + self.b))  # (B, T, C) -> (B, T, V)
 
     def transition(self) -> NDArray[np.float64]:
         """The state transition matrix ``A``."""
@@ -82,11 +87,11 @@ class RNNLanguageModel(nn.Module):
 
     def states(self, ids: torch.Tensor) -> torch.Tensor:
         """States ``h_t`` for word ids of shape ``(N, T)``: ``(N, T, hidden)``."""
-        return self.rnn(self.embed(ids))[0]
+        return self.rnn(self.embed(ids))[0]  # ids (B, T) -> x (B, T, E) -> h (B, T, C)
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         """Logits after every word, ``(N, T, vocab)``."""
-        return self.C(self.states(ids))
+        return self.C(self.states(ids))  # (B, T, C) -> (B, T, V)
 
     def transition(self) -> NDArray[np.float64]:
         """The hidden-to-hidden matrix ``W``."""

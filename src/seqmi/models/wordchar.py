@@ -13,6 +13,10 @@ a word model at character level.
 
 :func:`add_lstm_dropout` adds the word LSTM's dropout of App. E.1.2 (0.4 after the
 embedding and between LSTM layers) to an :class:`~seqmi.models.lm.RNNLM`.
+
+Shape comments in the code use the letters of :mod:`seqmi.models.lm`: ``B`` batch size, ``T``
+sequence length (here in words), ``V`` word vocabulary (``vocab_size``), ``C`` width of a
+recurrent layer (the ``m`` of Shen 2019).
 """
 
 from __future__ import annotations
@@ -88,11 +92,11 @@ class CharLevelSampler(nn.Module):
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         """The word model's logits (training is at word level)."""
-        return self.model(tokens)
+        return self.model(tokens)  # word ids (B, T) -> logits (B, T, V)
 
     def forward_with_state(self, tokens: torch.Tensor, state=None):
         """The word model's logits and recurrent state (truncated BPTT of word LSTMs)."""
-        return self.model.forward_with_state(tokens, state)
+        return self.model.forward_with_state(tokens, state)  # logits (B, T, V); state (depth, B, C), LSTM: (h, c)
 
     def tokens_for(self, length: int) -> int:
         """Tokens drawn per row of ``length`` characters: the training text's rate plus 25%."""
