@@ -5,7 +5,8 @@ import torch
 from seqmi.models.attentive_rnn import (AttentiveRNN, RelevancyAttention, SparseAttention, TaskModel,
                                         autograd_jacobians, hidden_gradient_profile, jacobian_norms,
                                         parse_attention, recall_accuracy, recall_attention_mass,
-                                        step_cost, train_task_model, transfer_accuracy)
+                                        step_cost, transfer_accuracy)
+from seqmi.recipes.copy_tasks import train_task_model
 from seqmi.data.copy_tasks import copy_task
 
 

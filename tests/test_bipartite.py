@@ -9,7 +9,8 @@ import torch
 from seqmi.bipartite import (compression_estimate, direct_estimate, document_prefixes, document_windows, lm_scorer, lzma_size,
                              ngram_entropy, pool_terms, position_nll, quarter_gap_change, sample_documents, score,
                              split_estimates, split_point, split_terms, vclub_estimate)
-from seqmi.models.lm import TransformerLM, sequence_loss
+from seqmi.models.lm import TransformerLM
+from seqmi.train import sequence_loss
 
 P = np.array([[0.8, 0.15, 0.05], [0.1, 0.6, 0.3], [0.3, 0.2, 0.5]])
 

@@ -7,7 +7,8 @@ import pytest
 import torch
 
 from seqmi.family import RecurrentFamily, Recurrence, family_key, padded_batch
-from seqmi.models.lm import RNNLM, TransformerLM, sequence_loss
+from seqmi.models.lm import RNNLM, TransformerLM
+from seqmi.train import sequence_loss
 from seqmi.models.wordchar import add_lstm_dropout
 from seqmi.train import Member, Sequences, Stream, TrainConfig, fit, language_model_task, train, train_family
 

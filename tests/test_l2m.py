@@ -10,7 +10,8 @@ from torch import nn
 
 from seqmi.data.subvolume import SubvolumeGaussian
 from seqmi.l2m import FLOAT32_NATS, crossover_length, history_state_size, l2m_bound
-from seqmi.models.gaussian_lm import GaussianSequenceModel, GPTBackbone, evaluate_kl, gaussian_kl, train_gaussian
+from seqmi.models.gaussian_lm import GaussianSequenceModel, GPTBackbone, gaussian_kl
+from seqmi.recipes.gaussian_tokens import evaluate_kl, train_gaussian
 from seqmi.models.mamba import MambaBackbone
 
 
@@ -135,7 +136,7 @@ def test_invalid_arguments():
 
 def test_mamba_lm_is_causal_trainable_and_has_a_fixed_state():
     from seqmi.models.mamba import MambaLM
-    from seqmi.models.lm import sequence_loss
+    from seqmi.train import sequence_loss
     from seqmi.train import Sequences, TrainConfig, train
 
     torch.manual_seed(0)
@@ -158,7 +159,7 @@ def test_mamba_lm_is_causal_trainable_and_has_a_fixed_state():
 
 def reference_train_gaussian(model, dist, steps, batch=4, lr=1e-3, warmup=50, weight_decay=0.01, seed=0):
     """`train_gaussian` as it was before it became a configuration of `seqmi.train.fit`."""
-    from seqmi.models.gaussian_lm import _conditional_targets
+    from seqmi.recipes.gaussian_tokens import _conditional_targets
 
     device = torch.device("cpu")
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 import torch
 
-from seqmi.models.lm import RNNLM, TransformerLM, sequence_loss, sinusoidal_positions
+from seqmi.models.lm import RNNLM, TransformerLM, sinusoidal_positions
+from seqmi.train import sequence_loss
 
 V = 5
 

@@ -5,10 +5,10 @@ import pytest
 import torch
 
 from seqmi.data.ngram import NgramLanguage, random_ngram_language
-from seqmi.models.ngram_lm import (
-    MODELS, RNNLanguageModel, SSMLanguageModel, batch_tensors, complete, completion_accuracy,
-    explained_by_groups, hidden_states, influence_by_lag, pca_2d, state_jacobian_norms, train_language_model,
-)
+from seqmi.models.ngram_lm import (MODELS, RNNLanguageModel, SSMLanguageModel,
+    batch_tensors, complete, completion_accuracy, explained_by_groups, hidden_states,
+    influence_by_lag, pca_2d, state_jacobian_norms)
+from seqmi.recipes.ngram_lm import train_language_model
 from seqmi.theory.ngram_ssm import alternating_task, memorising_ssm, pieces_and_sign_changes
 
 

@@ -20,7 +20,7 @@ from seqmi._optional import EXTRAS, require
 ROOT = Path(__file__).parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 # the modules that need an extra (a module under one of these prefixes is not core)
-OUTSIDE_CORE = ("seqmi.models", "seqmi.experiments", "seqmi.train", "seqmi.family", "seqmi.rl", "seqmi.l2m",
+OUTSIDE_CORE = ("seqmi.models", "seqmi.recipes", "seqmi.experiments", "seqmi.train", "seqmi.family", "seqmi.rl", "seqmi.l2m",
                 "seqmi.bipartite", "seqmi.theory.memorisation")
 
 # Run in a fresh interpreter: the top-level modules named on stdin made unimportable, every

@@ -175,7 +175,7 @@ def reference_train(make_model, data, config):
     A vanilla-RNN model on sequences takes its losses from `seqmi.family.RecurrentFamily`
     (one member), as `train` does since such models train in families."""
     from seqmi.family import RecurrentFamily, family_key
-    from seqmi.models.lm import sequence_loss
+    from seqmi.train import sequence_loss
     from seqmi.train import _make_optimizer, _steps_per_epoch, _tracks
 
     device = torch.device("cpu")

@@ -6,7 +6,8 @@ import torch
 
 from seqmi.data.text import CharVocab, WordVocab, kjv_text
 from seqmi.experiments.ch03_rnn_transformer_mi import run_family
-from seqmi.models.lm import RNNLM, TransformerLM, sequence_loss
+from seqmi.models.lm import RNNLM, TransformerLM
+from seqmi.train import sequence_loss
 from seqmi.models.wordchar import CharLevelSampler, add_lstm_dropout
 from seqmi.train import Stream, TrainConfig
 

@@ -52,7 +52,11 @@ Models (:mod:`seqmi.models`)
 Training and sweeps
     - :mod:`seqmi.train`: the one training loop (:func:`seqmi.train.fit`), restarts and
       configurations trained together (:func:`seqmi.train.train_family`), checkpoints
-      and resume.
+      and resume; the language models' loss (:func:`seqmi.train.sequence_loss`).
+    - :mod:`seqmi.recipes`: one training task a module, each a configuration of that
+      loop: :mod:`seqmi.recipes.ngram_lm` (Nandakumar et al.),
+      :mod:`seqmi.recipes.gaussian_tokens` (L2M Fig. 4), :mod:`seqmi.recipes.copy_tasks`
+      (Kerg et al.).
     - :mod:`seqmi.rl`: MiniGrid agents trained by PPO on whole episodes, through the
       same loop.
     - :mod:`seqmi.family`: which runs share one family, and the batched recurrence that

@@ -67,7 +67,6 @@ from torch.nn import functional as F
 
 from seqmi.device import DeviceLike, cuda_rng_state, resolve_device, restore_cuda_rng_state
 from seqmi.family import RecurrentFamily, family_key
-from seqmi.models.lm import sequence_loss
 from seqmi.progress import progress_bar
 from seqmi.rng import child_seed
 from seqmi.sweep import Budget, OutOfTime
@@ -80,6 +79,26 @@ CHECKPOINT_FILE = "checkpoint.pt"
 #: Seconds of training between the checkpoints written inside an epoch.
 CHECKPOINT_EVERY_S = 60.0
 _END = object()  # marks the end of an epoch's batches
+
+
+def sequence_loss(model: nn.Module, seqs: torch.Tensor) -> torch.Tensor:
+    """Mean cross-entropy (nats/token) of whole sequences read from the start token.
+
+    Parameters
+    ----------
+    model : RNNLM or TransformerLM
+    seqs : LongTensor, shape (batch, length)
+        Token ids in ``[0, vocab_size)``.
+
+    Returns
+    -------
+    Tensor
+        Scalar loss.
+    """
+    bos = torch.full((seqs.shape[0], 1), model.bos, dtype=seqs.dtype, device=seqs.device)
+    logits = model(torch.cat([bos, seqs[:, :-1]], dim=1))
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), seqs.reshape(-1))
+
 
 
 @dataclass(frozen=True)

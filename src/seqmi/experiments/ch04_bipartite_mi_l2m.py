@@ -27,7 +27,8 @@ from seqmi.bipartite import load_smollm2, sample_documents
 from seqmi.data.subvolume import SubvolumeGaussian
 from seqmi.data.text import CharVocab, Document, join
 from seqmi.l2m import history_state_size, linear_state_excess
-from seqmi.models.gaussian_lm import GaussianSequenceModel, evaluate_kl, train_gaussian
+from seqmi.models.gaussian_lm import GaussianSequenceModel
+from seqmi.recipes.gaussian_tokens import evaluate_kl, train_gaussian
 from seqmi.models.lm import TransformerLM
 from seqmi.models.mamba import MambaLM
 from seqmi.progress import progress_bar

@@ -10,7 +10,8 @@ from torch import nn
 
 from seqmi.data.ngram import NgramLanguage
 from seqmi.device import DeviceLike
-from seqmi.models.ngram_lm import completion_accuracy, train_language_model
+from seqmi.models.ngram_lm import completion_accuracy
+from seqmi.recipes.ngram_lm import train_language_model
 from seqmi.rng import child_seed
 from seqmi.validate import check_int
 
@@ -65,7 +66,7 @@ def split_runs(kind: str, language: NgramLanguage, *, n_train: int, n_splits: in
         The chapter's seed.
     device : str or torch.device
     **train_args
-        Passed to :func:`seqmi.models.ngram_lm.train_language_model` (``embed_dim``,
+        Passed to :func:`seqmi.recipes.ngram_lm.train_language_model` (``embed_dim``,
         ``hidden_size``, ``epochs``, ``lr``, ``optimizer``, ...).
 
     Returns

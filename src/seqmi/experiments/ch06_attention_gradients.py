@@ -1,7 +1,7 @@
 """Sweep points of chapter 06: the trained task models of Kerg et al. 2020 (Table 5, Fig. 3).
 
 Five sweeps, each point a model trained (by
-:func:`seqmi.models.attentive_rnn.train_task_model`, or by PPO for the agents) and measured:
+:func:`seqmi.recipes.copy_tasks.train_task_model`, or by PPO for the agents) and measured:
 
 - :func:`grid_point`: Table 5's grid, one (task, T, model kind, replicate) per point;
 - :func:`transfer_point`: one model kind trained on Copy at a short delay, then tested at
@@ -15,7 +15,7 @@ Five sweeps, each point a model trained (by
 
 Every random stream is a :func:`~seqmi.rng.child_seed` of the chapter's seed named after
 what it draws. A model's initialisation is its own stream; the training batches (and the
-held-out batch that :func:`~seqmi.models.attentive_rnn.train_task_model` derives from the
+held-out batch that :func:`~seqmi.recipes.copy_tasks.train_task_model` derives from the
 same seed) are shared by the models compared at one setting, so that they differ by
 their architecture and initialisation, not by their data.
 """
@@ -32,8 +32,8 @@ from numpy.typing import NDArray
 
 from seqmi.data.copy_tasks import copy_task, denoise_task
 from seqmi.device import resolve_device
-from seqmi.models.attentive_rnn import (TaskModel, hidden_gradient_profile, recall_attention_mass,
-                                        train_task_model, transfer_accuracy)
+from seqmi.models.attentive_rnn import TaskModel, hidden_gradient_profile, recall_attention_mass, transfer_accuracy
+from seqmi.recipes.copy_tasks import train_task_model
 from seqmi.rl import Agent, PPOConfig, evaluate_agent, train_ppo
 from seqmi.rng import child_seed
 from seqmi.sweep import current_budget, unkeyed

@@ -53,25 +53,6 @@ def _draw(logits: torch.Tensor, gen: torch.Generator, temperature: float) -> tor
     return torch.multinomial(probs, 1, generator=gen).squeeze(-1)
 
 
-def sequence_loss(model: nn.Module, seqs: torch.Tensor) -> torch.Tensor:
-    """Mean cross-entropy (nats/token) of whole sequences read from the start token.
-
-    Parameters
-    ----------
-    model : RNNLM or TransformerLM
-    seqs : LongTensor, shape (batch, length)
-        Token ids in ``[0, vocab_size)``.
-
-    Returns
-    -------
-    Tensor
-        Scalar loss.
-    """
-    bos = torch.full((seqs.shape[0], 1), model.bos, dtype=seqs.dtype, device=seqs.device)
-    logits = model(torch.cat([bos, seqs[:, :-1]], dim=1))
-    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), seqs.reshape(-1))
-
-
 class RNNLM(nn.Module):
     """Embedding, ``depth`` stacked tanh-RNN or LSTM layers of ``width`` units, linear head.
 

@@ -36,7 +36,7 @@ class MambaLM(nn.Module):
     """Token-level Mamba language model: embedding, :class:`MambaBackbone`, linear head.
 
     Has the interface of :class:`seqmi.models.lm.TransformerLM` that :func:`seqmi.train.train`
-    and :func:`seqmi.models.lm.sequence_loss` use: ``bos`` (an extra input id) and
+    and :func:`seqmi.train.sequence_loss` use: ``bos`` (an extra input id) and
     ``forward(tokens) -> logits``.
 
     Parameters
