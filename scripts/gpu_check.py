@@ -111,7 +111,7 @@ def cases(full: dict[str, dict[str, Any]], tiny: bool) -> list[Case]:
     from seqmi.models.gaussian_lm import GaussianSequenceModel
     from seqmi.models.lm import RNNLM, TransformerLM
     from seqmi.models.mamba import MambaLM
-    from seqmi.rl import CELL_CODES, Agent
+    from seqmi.models.agent import CELL_CODES, Agent
 
     p3, p4, p6 = (full[k] for k in ("03_rnn_transformer_mi", "04_bipartite_mi_l2m", "06_attention_gradients"))
 

@@ -20,7 +20,7 @@ from seqmi._optional import EXTRAS, require
 ROOT = Path(__file__).parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 # the modules that need an extra (a module under one of these prefixes is not core)
-OUTSIDE_CORE = ("seqmi.models", "seqmi.recipes", "seqmi.experiments", "seqmi.train", "seqmi.family", "seqmi.rl", "seqmi.l2m",
+OUTSIDE_CORE = ("seqmi.models", "seqmi.recipes", "seqmi.experiments", "seqmi.train", "seqmi.family", "seqmi.l2m",
                 "seqmi.bipartite", "seqmi.theory.memorisation")
 
 # Run in a fresh interpreter: the top-level modules named on stdin made unimportable, every
@@ -116,7 +116,7 @@ def test_importing_the_core_loads_no_optional_package():
 
 
 @pytest.mark.parametrize("module, extra", [("seqmi.models.lm", "models"), ("seqmi.train", "models"),
-                                           ("seqmi.rl", "models")])
+                                           ("seqmi.recipes.ppo", "models")])
 def test_a_module_that_needs_an_extra_fails_naming_it(module, extra):
     blocked = "import sys\nclass B:\n    def find_spec(self, name, path=None, target=None):\n" \
               "        if name.partition('.')[0] in %r:\n" \

@@ -14,10 +14,10 @@ import seqmi.device
 import seqmi.experiments.ch03_rnn_transformer_mi as ch03
 import seqmi.experiments.ch04_bipartite_mi_l2m as ch04
 import seqmi.experiments.ch06_attention_gradients as ch06
-import seqmi.models.attentive_rnn
+import seqmi.recipes.copy_tasks
 import seqmi.train
 from seqmi.models.lm import RNNLM
-from seqmi.rl import PPOConfig
+from seqmi.recipes.ppo import PPOConfig
 from seqmi.sweep import Budget, OutOfTime, run_sweep, sweep_key
 from seqmi.train import Sequences, Stream, TrainConfig, train
 
@@ -203,7 +203,7 @@ def test_keys_name_no_device_and_the_worker_resolves_auto(tmp_path, monkeypatch)
             return torch.device("meta")
         return torch.device("cpu")
 
-    for module in (seqmi.device, ch06, seqmi.models.attentive_rnn, seqmi.train):
+    for module in (seqmi.device, ch06, seqmi.recipes.copy_tasks, seqmi.train):
         monkeypatch.setattr(module, "resolve_device", resolve)
     settings = ch06.GridSettings(hidden=4, steps=2, batch=2, lr=1e-2, seed=0, device="auto")
     point = ("copy", 3, "rnn", 0)

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 import torch
 
-from seqmi.rl import (ACTIONS, CELL_CODES, Agent, PPOConfig, encode_views, evaluate_agent, gae, make_env, ppo_loss,
-                      run_episodes, train_ppo)
+from seqmi.models.agent import ACTIONS, CELL_CODES, Agent, encode_views
+from seqmi.recipes.ppo import PPOConfig, evaluate_agent, gae, make_env, ppo_loss, run_episodes, train_ppo
 
 ENV = "MiniGrid-MemoryS7-v0"
 

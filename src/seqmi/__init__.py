@@ -45,9 +45,13 @@ Models (:mod:`seqmi.models`)
     - :mod:`seqmi.models.wordchar`: word-level models sampled as characters.
     - :mod:`seqmi.models.ngram_lm`: the SSM and RNN language models of Section 5
       (Nandakumar et al.) and their probes.
-    - :mod:`seqmi.models.attentive_rnn`: self-attentive RNNs (RelRNN) and task training.
+    - :mod:`seqmi.models.attentive_rnn`: self-attentive RNNs (RelRNN) and the recall,
+      attention and gradient measurements made on them.
     - :mod:`seqmi.models.memory_lstm`: LSTM cores with attention over past states
       (MemLSTM, RelLSTM) that step with their memory carried.
+    - :mod:`seqmi.models.agent`: the MiniGrid agent (view encoder, memory core, policy
+      and value heads).
+    A new network goes here; how it is trained goes to :mod:`seqmi.recipes`.
 
 Training and sweeps
     - :mod:`seqmi.train`: the one training loop (:func:`seqmi.train.fit`), restarts and
@@ -56,9 +60,8 @@ Training and sweeps
     - :mod:`seqmi.recipes`: one training task a module, each a configuration of that
       loop: :mod:`seqmi.recipes.ngram_lm` (Nandakumar et al.),
       :mod:`seqmi.recipes.gaussian_tokens` (L2M Fig. 4), :mod:`seqmi.recipes.copy_tasks`
-      (Kerg et al.).
-    - :mod:`seqmi.rl`: MiniGrid agents trained by PPO on whole episodes, through the
-      same loop.
+      and :mod:`seqmi.recipes.ppo` (Kerg et al.: the Copy and Denoise tasks, the MiniGrid
+      agents by PPO on whole episodes). A new training task goes here.
     - :mod:`seqmi.family`: which runs share one family, and the batched recurrence that
       computes all members of a vanilla-RNN family at once.
     - :mod:`seqmi.sweep`: the sweep engine (:func:`seqmi.sweep.run_sweep`): cached,

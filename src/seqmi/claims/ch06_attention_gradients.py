@@ -524,7 +524,7 @@ def minigrid_seeds(mg: dict[str, Any]) -> range:
 
 
 def minigrid_rewards(mg: dict[str, Any], kind: str, env: str, field: str = "mean_return") -> NDArray[np.float64]:
-    """One agent kind's ``field`` on ``env`` (from :func:`seqmi.rl.evaluate_agent`), one value per seed."""
+    """One agent kind's ``field`` on ``env`` (from :func:`seqmi.recipes.ppo.evaluate_agent`), one value per seed."""
     return np.array([mg["runs"][f"{kind}/{rep}"]["evaluation"][env][field] for rep in minigrid_seeds(mg)])
 
 

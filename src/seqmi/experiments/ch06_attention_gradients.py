@@ -34,7 +34,8 @@ from seqmi.data.copy_tasks import copy_task, denoise_task
 from seqmi.device import resolve_device
 from seqmi.models.attentive_rnn import TaskModel, hidden_gradient_profile, recall_attention_mass, transfer_accuracy
 from seqmi.recipes.copy_tasks import train_task_model
-from seqmi.rl import Agent, PPOConfig, evaluate_agent, train_ppo
+from seqmi.models.agent import Agent
+from seqmi.recipes.ppo import PPOConfig, evaluate_agent, train_ppo
 from seqmi.rng import child_seed
 from seqmi.sweep import current_budget, unkeyed
 from seqmi.validate import check_int
@@ -485,7 +486,7 @@ def minigrid_point(point: tuple[str, int], checkpoint_dir: str | None, settings:
     dict
         The training curve, one value per rollout: ``success_curve``, ``return_curve``,
         ``env_steps``; ``busy_s`` (training compute); ``evaluation``: ``{env: record}`` of
-        :func:`seqmi.rl.evaluate_agent` for the training environment and each tested one;
+        :func:`seqmi.recipes.ppo.evaluate_agent` for the training environment and each tested one;
         ``device`` (where it ran).
     """
     kind, rep = point

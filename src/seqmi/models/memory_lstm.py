@@ -19,7 +19,7 @@ member if it scored higher. ``"lstm"`` is the plain LSTM: ``s_t = h_t``.
 Unlike :class:`seqmi.models.attentive_rnn.TaskModel` (whole sequences, a compiled scan),
 these cores also run one step at a time with their memory carried in a
 :class:`MemoryState`, as an agent acting in an environment needs. The batch's sequences
-start together (every step index is shared), which is how :mod:`seqmi.rl` collects episodes.
+start together (every step index is shared), which is how :mod:`seqmi.recipes.ppo` collects episodes.
 
 Shape comments in the code use these letters: ``B`` batch size, ``T`` sequence length (steps),
 ``I`` input width (``input_size``, the width of ``x_t``), ``C`` hidden width (``hidden_size``, the

@@ -9,6 +9,7 @@ optimizer, stopping); the networks it trains and the measurements made on them l
 - :mod:`seqmi.recipes.gaussian_tokens`: sequence models of continuous tokens with Gaussian
   conditionals, trained and scored by KL (L2M Fig. 4).
 - :mod:`seqmi.recipes.copy_tasks`: the Copy and Denoise tasks of Kerg et al.
+- :mod:`seqmi.recipes.ppo`: the MiniGrid agents of Kerg et al., by PPO on whole episodes.
 """
 
 from seqmi._optional import require

@@ -1,9 +1,6 @@
-"""Recurrent agents on MiniGrid trained by PPO (Kerg et al. 2020 supplement, App. B, Table 4).
+"""Training the recurrent MiniGrid agents by PPO (Kerg et al. 2020 supplement, App. B, Table 4).
 
-The agent reads MiniGrid's egocentric 7 x 7 view (each cell's object, colour and state,
-one-hot) through a linear layer into a :class:`~seqmi.models.memory_lstm.MemoryLSTM` core
-(plain LSTM, MemLSTM or RelLSTM), whose output feeds a policy and a value head.
-
+The agent (:class:`~seqmi.models.agent.Agent`) is a network of :mod:`seqmi.models`.
 Training is proximal policy optimisation (Schulman et al. 2017) on whole episodes, written
 here on torch rather than taken from an RL library: the relevancy-screening core carries a
 memory of past states that must be rebuilt from an episode's first step to recompute its
@@ -32,26 +29,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from seqmi._optional import require
-
-require("torch")  # first, so that a missing torch fails naming the extra that installs it
-
 import numpy as np
 import torch
 from numpy.typing import NDArray
-from torch import nn
 
+from seqmi._optional import require
 from seqmi.device import DeviceLike, resolve_device
-from seqmi.models.memory_lstm import MemoryLSTM, MemoryState
+from seqmi.models.agent import ACTIONS, Agent, encode_views
 from seqmi.sweep import Budget
 from seqmi.train import Batches, Member, Task, TrainConfig, TrainResult, fit_checkpointed, member_result
 from seqmi.validate import check_float, check_int
-
-#: Widths of the one-hot parts of MiniGrid's cell encoding (object types, colours, states).
-CELL_CODES = (11, 6, 3)
-#: The actions the agent may take (turn left, turn right, move forward). The Memory
-#: environments ignore the other four (pick up, drop, toggle, done) but count their steps.
-ACTIONS = (0, 1, 2)
 
 
 def make_env(env_id: str) -> Any:
@@ -70,46 +57,6 @@ def make_env(env_id: str) -> Any:
         raise ValueError(f"env_id must be a registered MiniGrid environment such as "
                          f"'MiniGrid-MemoryS7-v0', got {env_id!r}")
     return gym.make(env_id)
-
-
-def encode_views(images: NDArray[np.integer]) -> torch.Tensor:
-    """One-hot encoding of MiniGrid views ``(B, 7, 7, 3)`` as floats ``(B, 7 * 7 * 20)``."""
-    parts = [np.eye(n, dtype=np.float32)[images[..., i]] for i, n in enumerate(CELL_CODES)]
-    return torch.from_numpy(np.concatenate(parts, axis=-1).reshape(len(images), -1))
-
-
-class Agent(nn.Module):
-    """View encoder, memory core and policy and value heads.
-
-    Parameters
-    ----------
-    kind : {"lstm", "full", "relevancy"}
-        The core (:data:`seqmi.models.memory_lstm.KINDS`).
-    hidden : int
-        Width of the view embedding and of the core.
-    nu, rho : int
-        The relevancy core's buffer and relevant-set sizes.
-    view : int
-        Side of the agent's square view (MiniGrid: 7).
-    """
-
-    def __init__(self, kind: str, hidden: int = 64, nu: int = 5, rho: int = 5, view: int = 7) -> None:
-        super().__init__()
-        check_int("hidden", hidden, 1)
-        self.embed = nn.Sequential(nn.Linear(view * view * sum(CELL_CODES), hidden), nn.ReLU())
-        self.core = MemoryLSTM(hidden, hidden, kind, nu, rho)
-        self.policy = nn.Linear(hidden, len(ACTIONS))
-        self.value = nn.Linear(hidden, 1)
-
-    def step(self, views: torch.Tensor, state: MemoryState) -> tuple[torch.Tensor, torch.Tensor, MemoryState]:
-        """Action logits ``(B, A)``, values ``(B,)`` and the new memory for one step's views."""
-        s, state = self.core.step(self.embed(views), state)
-        return self.policy(s), self.value(s)[:, 0], state
-
-    def forward(self, views: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Logits ``(B, T, A)`` and values ``(B, T)`` of episodes ``(B, T, D)`` from their first step."""
-        s, _ = self.core(self.embed(views))
-        return self.policy(s), self.value(s)[..., 0]
 
 
 @dataclass
