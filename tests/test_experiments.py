@@ -431,3 +431,19 @@ def test_chapter_03_asks_for_the_generated_sequences_its_data_bootstrap_needs():
     two_point_mi_bootstrap(np.zeros((100, 8), dtype=np.int64), 2, 2)  # the chapter's bootstrap of the data
     with pytest.raises(ValueError):
         two_point_mi_bootstrap(np.zeros((99, 8), dtype=np.int64), 2, 2)
+
+
+def test_subsample_control_scores_the_split_against_same_size_training_subsamples():
+    rng = np.random.default_rng(0)
+    train_rows = rng.integers(0, 3, size=(60, 400))
+    valid_mi = two_point_mi(train_rows[:10], 20)
+    train_mi = two_point_mi(train_rows, 20)
+    g = ch03.subsample_control(train_rows, valid_mi, train_mi, 10, 5, np.random.default_rng(1), draws=4)
+    draws = np.random.default_rng(1)
+    null = [two_point_mi(train_rows[np.sort(draws.choice(60, 10, replace=False))], 20)[4:].mean() for _ in range(4)]
+    assert g["null_mean"] == pytest.approx(np.mean(null), rel=1e-12)
+    assert g["z_valid"] == pytest.approx((valid_mi[4:].mean() - np.mean(null)) / np.std(null, ddof=1), rel=1e-9)
+    # the whole split's floor is lower than a tenth of it: a sample-size effect shows
+    assert g["train"] < g["null_mean"] and g["z_train"] < 0
+    with pytest.raises(ValueError, match="n_rows"):
+        ch03.subsample_control(train_rows, valid_mi, train_mi, 61, 5, np.random.default_rng(1))

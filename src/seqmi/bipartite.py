@@ -36,6 +36,7 @@ import lzma
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from seqmi._optional import require
 
@@ -48,6 +49,7 @@ from numpy.typing import ArrayLike, NDArray
 from torch import nn
 
 from seqmi.device import DeviceLike, resolve_device
+from seqmi.fit import fit_power_law
 from seqmi.info import entropy
 from seqmi.progress import progress_bar
 from seqmi.validate import check_float, check_int
@@ -551,6 +553,34 @@ def document_windows(docs: Sequence[ArrayLike], length: int, per_doc: int,
         rows.append(d[: n * length].reshape(n, length))
         index += [i] * n
     return np.concatenate(rows), np.asarray(index, dtype=np.int64)
+
+
+def growth_fit(lengths: Sequence[int], estimates: Sequence[BipartiteEstimate]) -> dict[str, Any] | None:
+    """The exponent ``beta`` of ``I(L) ~ L^beta`` over the positive estimates, with its 95% CI.
+
+    :func:`seqmi.fit.fit_power_law` fits a decay, so it is given ``1 / I``: its exponent is
+    ``beta``. The estimates that are not positive (noise at short ``L``) are left out.
+
+    Parameters
+    ----------
+    lengths : sequence of int
+        The lengths ``L`` of the estimates.
+    estimates : sequence of BipartiteEstimate
+        One per length.
+
+    Returns
+    -------
+    dict or None
+        ``{"beta", "ci", "n_points"}``; None with fewer than three positive estimates.
+    """
+    if len(lengths) != len(estimates):
+        raise ValueError(f"lengths and estimates must be as long, got {len(lengths)} and {len(estimates)}")
+    mi = np.array([e.mi for e in estimates])
+    keep = mi > 0
+    if keep.sum() < 3:
+        return None
+    fit = fit_power_law(np.array(lengths)[keep], 1.0 / mi[keep], threshold=0.0)
+    return {"beta": fit.exponent, "ci": fit.ci, "n_points": fit.n_points}
 
 
 def quarter_gap_change(nll_a: ArrayLike, nll_b: ArrayLike, doc_index: ArrayLike) -> NDArray[np.float64]:

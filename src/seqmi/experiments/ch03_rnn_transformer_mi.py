@@ -222,6 +222,49 @@ def set_gaps(mi_sets: Sequence[ArrayLike], refs: Sequence[ArrayLike], keep: Arra
     return [curve_gap(m, refs[k % len(refs)], keep) for k, m in enumerate(mi_sets)]
 
 
+def subsample_control(train_rows: np.ndarray, valid_mi: np.ndarray, train_mi: np.ndarray, n_rows: int,
+                      start: int, rng: np.random.Generator, draws: int = 10) -> dict[str, float]:
+    """Is a held-out split's long-range MI the estimator's floor at its size? (App. D.2's control)
+
+    The mean ``I(tau >= start)`` of the validation split and of the whole training split,
+    each as a z-score against ``draws`` random subsamples of the training split with the
+    validation split's ``n_rows`` rows: a validation curve within the subsamples' spread,
+    and a whole training split far below it, is a sample-size effect, not the split's.
+
+    Parameters
+    ----------
+    train_rows : ndarray, shape (rows, row_length)
+        The training split's symbol rows.
+    valid_mi, train_mi : ndarray, shape (max_lag,)
+        ``I(tau)`` of the validation split and of the whole training split, ``tau = 1..max_lag``.
+    n_rows : int
+        Rows per subsample (the validation split's).
+    start : int
+        First lag of the long range.
+    rng : numpy.random.Generator
+        Draws the subsamples (``draws`` calls, in order).
+    draws : int
+        Subsamples.
+
+    Returns
+    -------
+    dict
+        ``valid``, ``train`` (the two means), ``null_mean`` and ``null_sd`` (over the
+        subsamples), ``z_valid`` and ``z_train``.
+    """
+    max_lag = len(valid_mi)
+    check_int("n_rows", n_rows, 2, len(train_rows))
+    check_int("start", start, 1, max_lag)
+    check_int("draws", draws, 2)
+    far = slice(start - 1, max_lag)
+    picks = [np.sort(rng.choice(len(train_rows), n_rows, replace=False)) for _ in range(draws)]
+    null = np.array([two_point_mi(train_rows[d], max_lag)[far].mean() for d in picks])
+    v, t = valid_mi[far].mean(), train_mi[far].mean()
+    mean, sd = null.mean(), null.std(ddof=1)
+    return {"valid": float(v), "train": float(t), "null_mean": float(mean), "null_sd": float(sd),
+            "z_valid": float((v - mean) / sd), "z_train": float((t - mean) / sd)}
+
+
 def long_range_shape(split: tuple[np.ndarray, np.ndarray], train: tuple[np.ndarray, np.ndarray],
                      start: int) -> dict[str, float]:
     """Shen's App. D.2 reading of a held-out split against its training split, at ``tau >= start``.

@@ -23,7 +23,7 @@ import torch
 from numpy.typing import NDArray
 from torch import nn
 
-from seqmi.bipartite import load_smollm2, sample_documents
+from seqmi.bipartite import Scorer, load_smollm2, pool_terms, sample_documents, split_point, split_terms
 from seqmi.data.subvolume import SubvolumeGaussian
 from seqmi.data.text import CharVocab, Document, join
 from seqmi.l2m import history_state_size, linear_state_excess
@@ -515,3 +515,35 @@ def train_char_lm(kind: str, vocab_size: int, width: int, data: Sequences, setti
         checkpoint = os.path.join(cache_dir, sweep_key("char-lm", (kind, width), spec))
     return train(lambda: char_lm(kind, vocab_size, width, settings), data, config, device=device,
                  checkpoint_dir=checkpoint)
+
+
+def bipartite_curves(parts: Sequence[tuple[Scorer, NDArray[np.int64]]], lengths: Sequence[int],
+                     ratios: Sequence[float], ngram_h: float, seed: int) -> dict[tuple[float, str], list[Any]]:
+    """Direct (raw and 2-gram corrected) and vCLUB estimates at every length and split ratio.
+
+    Parameters
+    ----------
+    parts : sequence of (scorer, rows)
+        The rows (document prefixes of ``max(lengths)`` tokens) scored by that scorer
+        alone, in nested passes (:func:`seqmi.bipartite.split_terms`); the samples of
+        all parts are pooled (:func:`seqmi.bipartite.pool_terms`).
+    lengths : sequence of int
+        The lengths ``L``.
+    ratios : sequence of float
+        The split ratios ``L / ell`` (:func:`seqmi.bipartite.split_point`).
+    ngram_h : float
+        The 2-gram entropy that corrects the direct estimate.
+    seed : int
+        Seeds the vCLUB shuffles.
+
+    Returns
+    -------
+    dict
+        ``{(ratio, estimator): [BipartiteEstimate per length]}`` with the estimators
+        ``"direct_raw"``, ``"direct"`` and ``"vclub"``.
+    """
+    cut = {(L, r): (L, split_point(L, r)) for L in lengths for r in ratios}
+    splits = sorted(set(cut.values()))
+    pooled = pool_terms([split_terms(scorer, rows, splits, ngram_h=ngram_h, seed=seed) for scorer, rows in parts])
+    return {(r, est): [pooled[cut[L, r]][est] for L in lengths]
+            for r in ratios for est in ("direct_raw", "direct", "vclub")}
