@@ -16,6 +16,7 @@ need it. bf16 is used only where a caller asks for autocast (the training losses
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any, Union
 
 from seqmi._optional import require
@@ -28,6 +29,23 @@ DEVICE_CHOICES = ("auto", "cpu", "cuda")
 
 # a device argument: "auto", "cpu", "cuda" (or "cuda:N") or a torch.device
 DeviceLike = Union[str, "torch.device"]
+
+
+def check_device(device: Any, name: str = "device") -> DeviceLike:
+    """Return ``device`` if :func:`resolve_device` accepts its form, else raise ``ValueError``.
+
+    Settings records call it when they are built: it checks the spelling without
+    looking for a GPU (a record may be built on a laptop and computed on a GPU worker,
+    which resolves ``"auto"`` where it runs) and without importing torch.
+    """
+    if isinstance(device, str) and device.startswith("cuda:") and device[5:].isdigit():
+        return device
+    torch = sys.modules.get("torch")  # a torch.device exists only once torch is loaded
+    if torch is not None and isinstance(device, torch.device):
+        if device.type not in DEVICE_CHOICES:
+            raise ValueError(f"{name} must be a cpu or cuda torch.device, got {device!r}")
+        return device
+    return check_choice(name, device, DEVICE_CHOICES)
 
 
 def resolve_device(device: DeviceLike = "auto") -> "torch.device":

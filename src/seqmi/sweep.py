@@ -36,6 +36,7 @@ import numpy as np
 
 from seqmi._optional import require
 from seqmi.progress import progress_bar
+from seqmi.validate import check_float
 
 # ---------------------------------------------------------------- budget
 
@@ -49,7 +50,7 @@ class OutOfTime(Exception):
 
 
 class Budget:
-    """A wall-clock budget in seconds; ``seconds <= 0`` means unlimited.
+    """A wall-clock budget in seconds; ``seconds = 0`` means unlimited.
 
     The deadline is absolute wall-clock time (``time.time()``), so a budget sent to a
     worker process or another machine ends at the same moment there (clocks agreeing).
@@ -57,7 +58,7 @@ class Budget:
     Parameters
     ----------
     seconds : float
-        The budget, counted from now.
+        The budget, counted from now (>= 0).
     reserve_s : float
         The last seconds of the budget, kept for measuring what was trained: training
         stops once fewer remain (:meth:`training_spent`), and a point whose training ends
@@ -65,10 +66,8 @@ class Budget:
     """
 
     def __init__(self, seconds: float, reserve_s: float = 0.0) -> None:
-        self.seconds = float(seconds)
-        if not reserve_s >= 0:
-            raise ValueError(f"reserve_s must be >= 0 seconds, got {reserve_s!r}")
-        self.reserve_s = float(reserve_s)
+        self.seconds = check_float("seconds", seconds, 0.0)
+        self.reserve_s = check_float("reserve_s", reserve_s, 0.0)
         self.deadline = time.time() + self.seconds if self.seconds > 0 else math.inf
 
     def remaining(self) -> float:

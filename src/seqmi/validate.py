@@ -123,6 +123,13 @@ def check_lags(lags: ArrayLike) -> NDArray[np.integer]:
     return tau
 
 
+def check_type(name: str, value: Any, kind: type) -> Any:
+    """Return ``value`` if it is an instance of ``kind``, else raise ``ValueError``."""
+    if not isinstance(value, kind):
+        raise ValueError(f"{name} must be a {kind.__name__}, got {type(value).__name__} {value!r}")
+    return value
+
+
 def check_choice(name: str, value: Any, choices: Iterable[Any]) -> Any:
     """Return ``value`` if it is one of ``choices``, else raise ``ValueError``."""
     allowed = list(choices)

@@ -35,7 +35,7 @@ from torch import nn
 
 from seqmi.data.binary import binary_power_law
 from seqmi.data.text import UNK, CharVocab, Splits, WordVocab, join, kjv_documents, split_contiguous
-from seqmi.device import DeviceLike
+from seqmi.device import DeviceLike, check_device
 from seqmi.fit import fit_correlation_length, fit_power_law
 from seqmi.info import two_point_mi, two_point_mi_bootstrap
 from seqmi.models.lm import RNNLM, TransformerLM
@@ -43,7 +43,7 @@ from seqmi.models.wordchar import CharLevelSampler, add_lstm_dropout
 from seqmi.rng import child_seed
 from seqmi.sweep import Budget, current_budget, describe, unkeyed
 from seqmi.train import Sequences, Stream, TrainConfig, TrainResult, converged, train_family
-from seqmi.validate import check_choice, check_int
+from seqmi.validate import check_choice, check_float, check_int, check_int_list, check_type
 
 #: A trained model of a sweep, ``(kind, width, depth)``.
 Model = tuple[str, int, int]
@@ -67,7 +67,8 @@ MEASUREMENT_FIELDS = frozenset({"n_generate", "threshold", "generate", "row", "m
 
 
 def model_grid(widths: Mapping[str, Sequence[int]],
-               depth_sweeps: Mapping[str, tuple[Sequence[int], Sequence[int]]]) -> list[Model]:
+               depth_sweeps: Mapping[str, tuple[Sequence[int], Sequence[int]]],
+               heads: Mapping[str, int] | None = None) -> list[Model]:
     """The models of width sweeps at depth 1 and of depth sweeps, each once, in order.
 
     Parameters
@@ -76,14 +77,34 @@ def model_grid(widths: Mapping[str, Sequence[int]],
         ``{kind: widths}``: one model per width, at depth 1.
     depth_sweeps : mapping
         ``{kind: (widths, depths)}``: one model per width and depth.
+    heads : mapping, optional
+        ``{kind: attention heads}``: every width of these kinds must be a multiple of
+        its heads.
 
     Returns
     -------
     list of (kind, width, depth)
+
+    Raises
+    ------
+    ValueError
+        If a width is not a positive integer (or not a multiple of its kind's heads), or
+        a depth not in ``[1, 48]``: before any model is built.
     """
+    heads = heads or {}
+    for kind, ws in widths.items():
+        _check_widths(f"{kind} widths", ws, heads.get(kind, 1))
+    for kind, (ws, ds) in depth_sweeps.items():
+        _check_widths(f"{kind} depth-sweep widths", ws, heads.get(kind, 1))
+        check_int_list(f"{kind} depths", ds, 1, 48)
     models = [(kind, w, 1) for kind, ws in widths.items() for w in ws]
     models += [(kind, w, d) for kind, (ws, ds) in depth_sweeps.items() for w in ws for d in ds]
     return list(dict.fromkeys(models))
+
+
+def _check_widths(name: str, widths: Sequence[int], heads: int) -> None:
+    if any(w % heads for w in check_int_list(name, widths, 1)):
+        raise ValueError(f"{name} must be multiples of the {heads} attention heads, got {list(widths)}")
 
 
 def families(models: Iterable[Model]) -> list[Family]:
@@ -519,6 +540,24 @@ class BinarySettings:
     seed: int
     device: str = unkeyed("cpu")
 
+    def __post_init__(self) -> None:
+        check_int("n_train", self.n_train, 10)
+        check_int("n_valid", self.n_valid, 10)
+        check_int("length", self.length, 16)
+        # a binary symbol carries at most ln 2 nats
+        check_float("mi_amplitude", self.mi_amplitude, 0.0, float(np.log(2)), low_open=True, high_open=True)
+        check_float("mi_exponent", self.mi_exponent, 0.0, low_open=True)
+        check_int("n_generate", self.n_generate, 2)
+        check_float("threshold", self.threshold, 0.0, low_open=True)
+        check_int("max_epochs", self.max_epochs, 1)
+        check_int("patience", self.patience, 1)
+        check_int("seeds", self.seeds, 1)
+        check_int("transformer_epochs", self.transformer_epochs, 1)
+        for name in ("rnn_lr", "lstm_lr", "transformer_lr"):
+            check_float(name, getattr(self, name), 0.0, 1.0, low_open=True)
+        check_int("seed", self.seed, 0)
+        check_device(self.device)
+
 
 @lru_cache(maxsize=2)
 def _binary_rows(n: int, length: int, amplitude: float, exponent: float, seed: int) -> np.ndarray:
@@ -619,6 +658,17 @@ class TextSettings:
     seed: int
     device: str = unkeyed("cpu")
 
+    def __post_init__(self) -> None:
+        check_int("train_chars", self.train_chars, 0)
+        check_int("row", self.row, 32)
+        check_int("max_lag", self.max_lag, 1, self.row - 1)
+        check_int("generate", self.generate, self.row)
+        check_int("sample_sets", self.sample_sets, 2)
+        check_int("patience", self.patience, 1)
+        check_int("seeds", self.seeds, 1)
+        check_int("seed", self.seed, 0)
+        check_device(self.device)
+
 
 @dataclass(frozen=True)
 class CharSettings:
@@ -643,6 +693,14 @@ class CharSettings:
     lstm_batch: int
     transformer_batch: int
     transformer_lr: float
+
+    def __post_init__(self) -> None:
+        check_type("text", self.text, TextSettings)
+        check_int("window", self.window, 16)
+        check_int("epochs", self.epochs, 1)
+        check_int("lstm_batch", self.lstm_batch, 1)
+        check_int("transformer_batch", self.transformer_batch, 1)
+        check_float("transformer_lr", self.transformer_lr, 0.0, 1.0, low_open=True)
 
 
 @dataclass(frozen=True)
@@ -679,6 +737,17 @@ class WordSettings:
     dropout: float
     transformer_batch: int
     transformer_lr: float
+
+    def __post_init__(self) -> None:
+        check_type("text", self.text, TextSettings)
+        check_int("min_count", self.min_count, 1)
+        check_int("window", self.window, 16)
+        check_int("epochs", self.epochs, 1)
+        check_int("lstm_batch", self.lstm_batch, 1)
+        check_float("lstm_lr", self.lstm_lr, 0.0, 100.0, low_open=True)
+        check_float("dropout", self.dropout, 0.0, 1.0, high_open=True)
+        check_int("transformer_batch", self.transformer_batch, 1)
+        check_float("transformer_lr", self.transformer_lr, 0.0, 1.0, low_open=True)
 
 
 @dataclass(frozen=True)
