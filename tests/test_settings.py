@@ -7,6 +7,10 @@ from dataclasses import replace
 import pytest
 
 from seqmi.experiments import ch03_rnn_transformer_mi as ch03
+from seqmi.experiments import ch04_bipartite_mi_l2m as ch04
+from seqmi.experiments import ch06_attention_gradients as ch06
+from seqmi.recipes.ppo import PPOConfig
+from seqmi.sweep import seed_block
 
 BINARY = ch03.BinarySettings(
     n_train=20, n_valid=10, length=16, mi_amplitude=0.1, mi_exponent=0.4, n_generate=10, threshold=1e-3,
@@ -17,6 +21,25 @@ TEXT = ch03.TextSettings(train_chars=4000, generate=64, sample_sets=2, row=32, m
 CHAR = ch03.CharSettings(text=TEXT, window=16, epochs=1, lstm_batch=4, transformer_batch=8, transformer_lr=0.003)
 WORD = ch03.WordSettings(text=TEXT, min_count=2, window=16, epochs=1, lstm_batch=4, lstm_lr=20.0, dropout=0.4,
                          transformer_batch=8, transformer_lr=0.003)
+GRID = ch06.GridSettings(hidden=8, steps=3, batch=2, lr=0.01, seed=0)
+TRANSFER = ch06.TransferSettings(hidden=8, copy_length=5, copy_steps=4, eval_every=2, batch=2, lr=0.01,
+                                 transfer_lengths=(5, 10), transfer_batch=4, long_length=10, long_steps=0,
+                                 long_lr=1e-3, seed=0)
+DENOISE = ch06.DenoiseSettings(hidden=8, length=12, steps=4, eval_every=2, batch=2, lr=1e-3, seed=0)
+PROFILE = ch06.ProfileSettings(hidden=8, length=20, steps=4, batch=2, lr=1e-3, seed=0)
+MINIGRID = ch06.MiniGridSettings(train_env="MiniGrid-MemoryS7-v0", test_envs=("MiniGrid-MemoryS9-v0",), hidden=8,
+                                 nu=2, rho=2, ppo=PPOConfig(updates=1, n_envs=2), eval_episodes=2, seed=0)
+FAMILY = ch04.FamilySettings(toy_vocab=2, toy_length=8, max_layers=6, max_layers_overwrite=5, fit_from_layer=3,
+                             profile_layers=4, split_ratios=[3, 4], split_max_layers=6, cca_max_layers=6,
+                             rank_max_layers=4, state_eps=[0.1], state_dims=[4, 16])
+MEASURE = ch04.TextMeasureSettings(two_point_chars=0, two_point_max_lag=100, two_point_min_lag=4, text_docs=16,
+                                   char_lengths=[8, 16, 32], compress_lengths=[128, 256, 512],
+                                   smol_lengths=[4, 8, 16], split_ratios=[3, 4], char_folds=0, fig5_windows=2,
+                                   ngram_docs=0, smol_docs=0, sample_chars=2000, sample_temperatures=[1.0])
+GAUSSIAN = ch04.GaussianSettings(token_dim=4, layers=1, heads=2, max_len=64, d_state=4, steps=10, batch=2, warmup=2,
+                                 lr=3e-3, n_eval=4, seed=0)
+CHARLM = ch04.CharLMSettings(depth=1, heads=2, d_state=4, window=32, steps=10, batch=2, lr=3e-3, seed=0)
+SAMPLE = ch04.SampleSettings(chunk_chars=1000, batch=4, max_new_tokens=64, seed=0)
 
 BAD = [
     (BINARY, "n_train", 5), (BINARY, "length", 8), (BINARY, "mi_amplitude", 0.7), (BINARY, "mi_exponent", 0.0),
@@ -27,12 +50,29 @@ BAD = [
     (TEXT, "train_chars", -1), (TEXT, "device", "tpu"),
     (CHAR, "text", BINARY), (CHAR, "window", 8), (CHAR, "lstm_batch", 0), (CHAR, "transformer_lr", 1.5),
     (WORD, "min_count", 0), (WORD, "dropout", 1.0), (WORD, "lstm_lr", 0.0), (WORD, "epochs", 0),
+    (GRID, "hidden", 1), (GRID, "steps", 0), (GRID, "lr", 1.0), (GRID, "device", "gpu"),
+    (TRANSFER, "eval_every", 5), (TRANSFER, "transfer_lengths", [5, 10]), (TRANSFER, "long_length", 20),
+    (TRANSFER, "long_steps", -1), (TRANSFER, "long_lr", 0.0),
+    (DENOISE, "length", 5), (DENOISE, "eval_every", 0), (DENOISE, "batch", 0),
+    (PROFILE, "length", 10), (PROFILE, "held_out_batches", 0), (PROFILE, "n_held_out", 0),
+    (MINIGRID, "test_envs", ["MiniGrid-MemoryS9-v0"]), (MINIGRID, "ppo", {"updates": 1}),
+    (MINIGRID, "eval_episodes", 0), (MINIGRID, "nu", 0),
+    (FAMILY, "toy_length", 13), (FAMILY, "toy_vocab", 1), (FAMILY, "fit_from_layer", 5),
+    (FAMILY, "split_ratios", [4, 3]), (FAMILY, "split_ratios", [2]), (FAMILY, "split_max_layers", 4),
+    (FAMILY, "rank_max_layers", 7), (FAMILY, "state_eps", [1.0]), (FAMILY, "state_dims", []),
+    (MEASURE, "two_point_min_lag", 98), (MEASURE, "text_docs", 4), (MEASURE, "char_lengths", [8, 16]),
+    (MEASURE, "char_lengths", [8, 15, 32]), (MEASURE, "smol_lengths", [4, 4, 8]), (MEASURE, "char_folds", 1),
+    (MEASURE, "char_folds", 9), (MEASURE, "smol_docs", 1), (MEASURE, "sample_chars", 10),
+    (MEASURE, "sample_temperatures", [0.0]),
+    (GAUSSIAN, "warmup", 11), (GAUSSIAN, "max_len", 2), (GAUSSIAN, "token_dim", 0), (GAUSSIAN, "device", "gpu"),
+    (CHARLM, "steps", 5), (CHARLM, "window", 2), (CHARLM, "lr", 0.0),
+    (SAMPLE, "max_new_tokens", 8), (SAMPLE, "batch", 0),
 ]
 
 
 @pytest.mark.parametrize("valid, name, bad", BAD, ids=[f"{type(v).__name__}.{n}" for v, n, _ in BAD])
 def test_a_settings_record_rejects_a_bad_value_by_name(valid, name, bad):
-    with pytest.raises(ValueError, match=rf"^{name} must"):
+    with pytest.raises(ValueError, match=rf"^{name}(\[\d+\])? must"):
         replace(valid, **{name: bad})
 
 
@@ -42,11 +82,50 @@ def test_valid_settings_build_and_keep_their_values():
 
 
 @pytest.mark.parametrize("widths, depths, heads, match", [
-    ({"transformer": [6]}, {}, {"transformer": 4}, "transformer widths must be multiples of the 4 attention heads"),
+    ({"transformer": [6]}, {}, {"transformer": 4}, "transformer widths must list multiples of heads=4"),
     ({"rnn": [0]}, {}, {}, r"rnn widths\[0\] must be in"),
     ({}, {"lstm": ([8], [0])}, {}, r"lstm depths\[0\] must be in"),
-    ({}, {"transformer": ([12], [1])}, {"transformer": 8}, "transformer depth-sweep widths must be multiples"),
+    ({}, {"transformer": ([12], [1])}, {"transformer": 8}, "transformer depth-sweep widths must list multiples of heads=8"),
 ])
 def test_a_model_grid_rejects_bad_widths_and_depths(widths, depths, heads, match):
     with pytest.raises(ValueError, match=match):
         ch03.model_grid(widths, depths, heads=heads)
+
+
+@pytest.mark.parametrize("train_env, test_envs", [("MiniGrid-Empty-5x5-v0", ()),
+                                                  ("MiniGrid-MemoryS7-v0", ("MiniGrid-MemoryS8-v7",))])
+def test_minigrid_settings_take_memory_tasks_that_exist(train_env, test_envs):
+    with pytest.raises(ValueError, match="MiniGrid"):
+        replace(MINIGRID, train_env=train_env, test_envs=test_envs)
+
+
+def test_chapter_06_points_check_their_parameters():
+    assert len(ch06.grid_points([10, 20], 2)) == 2 * 2 * len(ch06.TaskModel.KINDS) * 2
+    assert ch06.minigrid_points(["lstm", "relevancy"], range(3, 5)) == [
+        ("lstm", 3), ("relevancy", 3), ("lstm", 4), ("relevancy", 4)]
+    assert seed_block("profile", 4, 5) == range(4, 9)
+    with pytest.raises(ValueError, match=r"task_lengths\[0\] must be in"):
+        ch06.grid_points([5], 1)
+    with pytest.raises(ValueError, match="minigrid_kinds must be a list containing 'relevancy'"):
+        ch06.minigrid_points(["lstm"], range(2))
+    with pytest.raises(ValueError, match="minigrid_kinds entry must be one of"):
+        ch06.minigrid_points(["relevancy", "gru"], range(2))
+    with pytest.raises(ValueError, match="profile_replicates must be in"):
+        seed_block("profile", 4, 0)
+
+
+def test_chapter_04_points_check_their_parameters():
+    assert len(ch04.l2m_points([16, 64], [8, 24], 2, 2)) == 2 * 2 * 2 * 2
+    with pytest.raises(ValueError, match="l2m_lengths must list powers of 4"):
+        ch04.l2m_points([16, 32], [8], 2, 1)
+    with pytest.raises(ValueError, match="model_widths must list multiples of n_heads=2"):
+        ch04.l2m_points([16, 64], [8, 9], 2, 1)
+    points = ch04.exact_bound_points([2, 8], 8, 16, [16, 64], range(2), mamba_max_length=16)
+    assert ("mamba", 8, 16, 1) in points and ("mamba", 8, 64, 0) not in points and len(points) == 14
+    with pytest.raises(ValueError, match=r"bound_lengths\[0\] must be in"):
+        ch04.exact_bound_points([2], 8, 16, [8, 64], range(1), 4096)
+
+
+def test_an_unequal_split_must_leave_a_first_part_at_every_length():
+    with pytest.raises(ValueError):
+        replace(MEASURE, smol_lengths=[2, 4, 8], split_ratios=[5])

@@ -36,7 +36,7 @@ import numpy as np
 
 from seqmi._optional import require
 from seqmi.progress import progress_bar
-from seqmi.validate import check_float
+from seqmi.validate import check_float, check_int
 
 # ---------------------------------------------------------------- budget
 
@@ -162,6 +162,17 @@ def _describe(value: Any) -> Any:
 
 def _canonical_json(value: Any) -> str:
     return json.dumps(_describe(value), sort_keys=True)
+
+
+def seed_block(name: str, offset: int, replicates: int) -> range:
+    """The replicate seeds ``offset .. offset + replicates - 1`` of the sweep ``name``.
+
+    A decisive run's seeds start past those of its pilot (``offset``); the checks name
+    the chapters' parameters ``{name}_seed_offset`` and ``{name}_replicates``.
+    """
+    check_int(f"{name}_seed_offset", offset, 0)
+    check_int(f"{name}_replicates", replicates, 1, 100)
+    return range(offset, offset + replicates)
 
 
 def sweep_key(name: str, point: Hashable, spec: Any = None) -> str:

@@ -130,6 +130,31 @@ def check_type(name: str, value: Any, kind: type) -> Any:
     return value
 
 
+def check_multiples(name: str, value: Any, of: int, of_name: str) -> list[int]:
+    """Return ``value`` if it is a list of positive integers, each a multiple of ``of`` (named ``of_name``)."""
+    if any(v % of for v in check_int_list(name, value, 1)):
+        raise ValueError(f"{name} must list multiples of {of_name}={of}, got {list(value)!r}")
+    return list(value)
+
+
+def check_increasing(name: str, value: Any, low: int, high: int, *, min_len: int = 1, even: bool = False) -> list[int]:
+    """Return ``value`` if it lists at least ``min_len`` increasing distinct integers in ``[low, high]`` (even ones if ``even``)."""
+    values = check_int_list(name, value, low, high, min_len=min_len)
+    if values != sorted(set(values)) or (even and any(v % 2 for v in values)):
+        kind = "increasing even" if even else "increasing distinct"
+        raise ValueError(f"{name} must list {kind} integers, got {value!r}")
+    return values
+
+
+def check_kinds(name: str, value: Any, choices: Iterable[Any], required: Any) -> list[Any]:
+    """Return ``value`` if it is a list of entries of ``choices`` that contains ``required``."""
+    if not isinstance(value, list) or required not in value:
+        raise ValueError(f"{name} must be a list containing {required!r}, got {value!r}")
+    for entry in value:
+        check_choice(f"{name} entry", entry, choices)
+    return value
+
+
 def check_choice(name: str, value: Any, choices: Iterable[Any]) -> Any:
     """Return ``value`` if it is one of ``choices``, else raise ``ValueError``."""
     allowed = list(choices)

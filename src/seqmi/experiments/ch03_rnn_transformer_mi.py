@@ -43,7 +43,7 @@ from seqmi.models.wordchar import CharLevelSampler, add_lstm_dropout
 from seqmi.rng import child_seed
 from seqmi.sweep import Budget, current_budget, describe, unkeyed
 from seqmi.train import Sequences, Stream, TrainConfig, TrainResult, converged, train_family
-from seqmi.validate import check_choice, check_float, check_int, check_int_list, check_type
+from seqmi.validate import check_choice, check_float, check_int, check_int_list, check_multiples, check_type
 
 #: A trained model of a sweep, ``(kind, width, depth)``.
 Model = tuple[str, int, int]
@@ -93,18 +93,13 @@ def model_grid(widths: Mapping[str, Sequence[int]],
     """
     heads = heads or {}
     for kind, ws in widths.items():
-        _check_widths(f"{kind} widths", ws, heads.get(kind, 1))
+        check_multiples(f"{kind} widths", ws, heads.get(kind, 1), "heads")
     for kind, (ws, ds) in depth_sweeps.items():
-        _check_widths(f"{kind} depth-sweep widths", ws, heads.get(kind, 1))
+        check_multiples(f"{kind} depth-sweep widths", ws, heads.get(kind, 1), "heads")
         check_int_list(f"{kind} depths", ds, 1, 48)
     models = [(kind, w, 1) for kind, ws in widths.items() for w in ws]
     models += [(kind, w, d) for kind, (ws, ds) in depth_sweeps.items() for w in ws for d in ds]
     return list(dict.fromkeys(models))
-
-
-def _check_widths(name: str, widths: Sequence[int], heads: int) -> None:
-    if any(w % heads for w in check_int_list(name, widths, 1)):
-        raise ValueError(f"{name} must be multiples of the {heads} attention heads, got {list(widths)}")
 
 
 def families(models: Iterable[Model]) -> list[Family]:

@@ -10,6 +10,7 @@ estimates over the whole corpus)."""
 from __future__ import annotations
 
 import hashlib
+import itertools
 import math
 import os
 import time
@@ -25,7 +26,8 @@ from torch import nn
 
 from seqmi.bipartite import Scorer, load_smollm2, pool_terms, sample_documents, split_point, split_terms
 from seqmi.data.subvolume import SubvolumeGaussian
-from seqmi.data.text import CharVocab, Document, join
+from seqmi.data.text import KJV_CHAPTERS, CharVocab, Document, join
+from seqmi.device import check_device
 from seqmi.l2m import history_state_size, linear_state_excess
 from seqmi.models.gaussian_lm import GaussianSequenceModel
 from seqmi.recipes.gaussian_tokens import evaluate_kl, train_gaussian
@@ -35,7 +37,133 @@ from seqmi.progress import progress_bar
 from seqmi.rng import child_seed
 from seqmi.sweep import current_budget, sweep_key, unkeyed
 from seqmi.train import Sequences, TrainConfig, TrainResult, train
-from seqmi.validate import check_choice, check_float, check_int
+from seqmi.validate import (check_choice, check_float, check_float_list, check_increasing, check_int, check_int_list,
+                            check_multiples)
+
+
+@dataclass(frozen=True)
+class FamilySettings:
+    """What the chapter's exact sections read: the sub-volume families' sizes and the checks' grids.
+
+    Nothing here is trained; the record checks the chapter's parameters before any
+    curve is computed (lengths are ``L = 4**layers``).
+
+    Attributes
+    ----------
+    toy_vocab, toy_length : int
+        The toy distribution enumerated exactly, ``toy_vocab**toy_length <= 2**20`` outcomes.
+    max_layers, max_layers_overwrite : int
+        Longest exact MI curves, reading (b) (layer recursion) and reading (a) (dense log-dets).
+    fit_from_layer : int
+        Exponents are fitted on the layers from this one on.
+    profile_layers : int
+        Length of the profiles of the two-point MI at every distance and the bipartite
+        MI at every split.
+    split_ratios : list of int
+        Unequal splits ``L / ell`` of App. A.V, increasing and distinct, in ``[3, 8]``.
+    split_max_layers, cca_max_layers, rank_max_layers : int
+        Longest unequal-split curves, canonical correlations and cross-covariance ranks.
+    state_eps : list of float
+        Fractions of ``I_bp`` a linear state may lose.
+    state_dims : list of int
+        Fixed linear-state sizes whose excess is followed in ``L``.
+    """
+
+    toy_vocab: int
+    toy_length: int
+    max_layers: int
+    max_layers_overwrite: int
+    fit_from_layer: int
+    profile_layers: int
+    split_ratios: Sequence[int]
+    split_max_layers: int
+    cca_max_layers: int
+    rank_max_layers: int
+    state_eps: Sequence[float]
+    state_dims: Sequence[int]
+
+    def __post_init__(self) -> None:
+        check_int("toy_vocab", self.toy_vocab, 2, 16)
+        check_int("toy_length", self.toy_length, 2, 12)
+        if self.toy_vocab ** self.toy_length > 2 ** 20:
+            raise ValueError(f"toy_vocab**toy_length must be <= 2**20, got {self.toy_vocab}**{self.toy_length}")
+        check_int("max_layers", self.max_layers, 4, 11)
+        check_int("max_layers_overwrite", self.max_layers_overwrite, 4, 7)
+        check_int("fit_from_layer", self.fit_from_layer, 1, self.max_layers - 2)
+        check_int("profile_layers", self.profile_layers, 2, 6)
+        check_increasing("split_ratios", self.split_ratios, 3, 8)
+        check_int("split_max_layers", self.split_max_layers, self.fit_from_layer + 2, 11)
+        check_int("cca_max_layers", self.cca_max_layers, 5, 12)
+        check_int("rank_max_layers", self.rank_max_layers, 2, min(6, self.max_layers))
+        check_float_list("state_eps", self.state_eps, 0.0, 1.0, low_open=True, high_open=True)
+        check_int_list("state_dims", self.state_dims, 1, 4 ** 6)
+
+
+@dataclass(frozen=True)
+class TextMeasureSettings:
+    """What the chapter's measurements of the KJV and of the language models read (Figs. 1, 5; Shen Fig. 3d).
+
+    Attributes
+    ----------
+    two_point_chars : int
+        Training characters for the two-point MI (0: all).
+    two_point_max_lag, two_point_min_lag : int
+        Largest distance of the two-point MI, and the first of its power-law fit.
+    text_docs : int
+        KJV chapters per length of the character models' bipartite estimates.
+    char_lengths, compress_lengths, smol_lengths : list of int
+        Lengths ``L`` (characters, characters, tokens) of the character-model, lzma and
+        SmolLM2 estimates: at least three, increasing and even (split at ``L/2``).
+    split_ratios : list of int
+        The unequal splits, each leaving a non-empty first part at every length.
+    char_folds : int
+        Fold Transformers (0, or 2 to ``text_docs / 2``).
+    fig5_windows : int
+        Windows per held-out chapter in Fig. 5.
+    ngram_docs, smol_docs : int
+        Training chapters of the 2-gram correction (0: all), chapters scored by SmolLM2
+        (0: skip; otherwise at least 2, since vCLUB pairs different samples).
+    sample_chars : int
+        Characters sampled from SmolLM2 per temperature.
+    sample_temperatures : list of float
+    """
+
+    two_point_chars: int
+    two_point_max_lag: int
+    two_point_min_lag: int
+    text_docs: int
+    char_lengths: Sequence[int]
+    compress_lengths: Sequence[int]
+    smol_lengths: Sequence[int]
+    split_ratios: Sequence[int]
+    char_folds: int
+    fig5_windows: int
+    ngram_docs: int
+    smol_docs: int
+    sample_chars: int
+    sample_temperatures: Sequence[float]
+
+    def __post_init__(self) -> None:
+        check_int("two_point_chars", self.two_point_chars, 0)
+        check_int("two_point_max_lag", self.two_point_max_lag, 10, 100000)
+        check_int("two_point_min_lag", self.two_point_min_lag, 1, self.two_point_max_lag - 3)
+        check_int("text_docs", self.text_docs, 8, KJV_CHAPTERS)
+        check_increasing("char_lengths", self.char_lengths, 4, 4096, min_len=3, even=True)
+        check_increasing("compress_lengths", self.compress_lengths, 16, 100000, min_len=3, even=True)
+        check_increasing("smol_lengths", self.smol_lengths, 2, 8192, min_len=3, even=True)
+        for length in (*self.char_lengths, *self.smol_lengths):
+            for ratio in self.split_ratios:
+                split_point(length, ratio)  # raises if the first part is empty
+        check_int("char_folds", self.char_folds, 0, 16)
+        if self.char_folds == 1 or self.text_docs < 2 * self.char_folds:
+            raise ValueError(f"char_folds must be 0 or 2..text_docs/2, got {self.char_folds}")
+        check_int("fig5_windows", self.fig5_windows, 1)
+        check_int("ngram_docs", self.ngram_docs, 0, KJV_CHAPTERS)
+        check_int("smol_docs", self.smol_docs, 0, KJV_CHAPTERS)
+        if self.smol_docs == 1:
+            raise ValueError("smol_docs must be 0 (skip) or at least 2 (vCLUB pairs different samples)")
+        check_int("sample_chars", self.sample_chars, 1000)
+        check_float_list("sample_temperatures", self.sample_temperatures, 0.0, 10.0, low_open=True)
 
 
 @dataclass(frozen=True)
@@ -73,6 +201,35 @@ class GaussianSettings:
     n_eval: int
     seed: int
     device: str = unkeyed("cpu")
+
+    def __post_init__(self) -> None:
+        check_int("token_dim", self.token_dim, 1, 256)
+        check_int("layers", self.layers, 1, 48)
+        check_int("heads", self.heads, 1)
+        check_int("max_len", self.max_len, 4)
+        check_int("d_state", self.d_state, 1, 256)
+        check_int("steps", self.steps, 1)
+        check_int("batch", self.batch, 1)
+        check_int("warmup", self.warmup, 0, self.steps)
+        check_float("lr", self.lr, 0.0, 1.0, low_open=True)
+        check_int("n_eval", self.n_eval, 1)
+        check_int("seed", self.seed, 0)
+        check_device(self.device)
+
+
+def l2m_points(l2m_lengths: Sequence[int], model_widths: Sequence[int], n_heads: int,
+               l2m_replicates: int) -> list[tuple[str, int, int, int]]:
+    """Fig. 4's points: ``(backbone, width, L, replicate)``, Transformer and Mamba at every width and length.
+
+    Lengths are powers of 4 (the family's hierarchy), at least two; widths multiples of
+    the Transformer's ``n_heads``.
+    """
+    check_int_list("l2m_lengths", l2m_lengths, 4, min_len=2)
+    if any(4 ** round(math.log(x, 4)) != x for x in l2m_lengths):
+        raise ValueError(f"l2m_lengths must list powers of 4, got {list(l2m_lengths)!r}")
+    check_multiples("model_widths", model_widths, check_int("n_heads", n_heads, 1), "n_heads")
+    check_int("l2m_replicates", l2m_replicates, 1, 100)
+    return list(itertools.product(("transformer", "mamba"), model_widths, l2m_lengths, range(l2m_replicates)))
 
 
 def gaussian_point(point: tuple[str, int, int, int], checkpoint_dir: str | None,
@@ -280,12 +437,27 @@ class BoundSettings:
         check_float("lr", self.lr, 0.0, 1.0, low_open=True)
         check_int("n_eval", self.n_eval, 1)
         check_int("seed", self.seed, 0)
+        check_device(self.device)
 
 
 @lru_cache(maxsize=None)
 def _per_copy_correlations(length: int) -> NDArray[np.float64]:
     """One copy's canonical correlations at the equal split of length ``length`` (cached)."""
     return SubvolumeGaussian(round(math.log(length, 4))).canonical_correlations()
+
+
+def exact_bound_points(bound_linear_states: Sequence[int], mamba_width: int, transformer_width: int,
+                       bound_lengths: Sequence[int], seeds: Sequence[int],
+                       mamba_max_length: int) -> list[tuple[str, int, int, int]]:
+    """The exact-bound sweep's points, ``(backbone, size, L, seed)``: every linear state size,
+    the Mamba (up to ``mamba_max_length``) and the Transformer at every length."""
+    check_int_list("bound_lengths", bound_lengths, 16, 4096, min_len=2)
+    check_int_list("bound_linear_states", bound_linear_states, 2)
+    models = [("linear", d) for d in bound_linear_states]
+    models += [("mamba", check_int("bound_mamba_width", mamba_width, 1)),
+               ("transformer", check_int("bound_transformer_width", transformer_width, 1))]
+    return [(b, size, L, s) for b, size in models for L in bound_lengths for s in seeds
+            if b != "mamba" or L <= mamba_max_length]
 
 
 def bound_point(point: tuple[str, int, int, int], checkpoint_dir: str | None,
@@ -382,6 +554,13 @@ class SampleSettings:
     seed: int
     device: str = unkeyed("cpu")
 
+    def __post_init__(self) -> None:
+        check_int("chunk_chars", self.chunk_chars, 1)
+        check_int("batch", self.batch, 1, 4096)
+        check_int("max_new_tokens", self.max_new_tokens, 16, 8192)
+        check_int("seed", self.seed, 0)
+        check_device(self.device)
+
 
 def sample_chunks(total_chars: int, temperatures: list[float]) -> tuple[list[tuple[float, int]], int]:
     """The sweep points ``(temperature, chunk)`` that draw ``total_chars`` per temperature.
@@ -452,6 +631,16 @@ class CharLMSettings:
     batch: int
     lr: float
     seed: int
+
+    def __post_init__(self) -> None:
+        check_int("depth", self.depth, 1, 48)
+        check_int("heads", self.heads, 1)
+        check_int("d_state", self.d_state, 1, 256)
+        check_int("window", self.window, 4, 4096)
+        check_int("steps", self.steps, 10)
+        check_int("batch", self.batch, 1)
+        check_float("lr", self.lr, 0.0, 1.0, low_open=True)
+        check_int("seed", self.seed, 0)
 
 
 def char_windows(train_ids: NDArray[np.int64], settings: CharLMSettings) -> NDArray[np.int64]:

@@ -22,7 +22,8 @@ their architecture and initialisation, not by their data.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import itertools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,14 +32,15 @@ import torch
 from numpy.typing import NDArray
 
 from seqmi.data.copy_tasks import copy_task, denoise_task
-from seqmi.device import resolve_device
+from seqmi.device import check_device, resolve_device
 from seqmi.models.attentive_rnn import TaskModel, hidden_gradient_profile, recall_attention_mass, transfer_accuracy
-from seqmi.recipes.copy_tasks import train_task_model
 from seqmi.models.agent import Agent
-from seqmi.recipes.ppo import PPOConfig, evaluate_agent, train_ppo
+from seqmi.models.memory_lstm import KINDS as MEMORY_KINDS
+from seqmi.recipes.copy_tasks import train_task_model
+from seqmi.recipes.ppo import PPOConfig, evaluate_agent, make_env, train_ppo
 from seqmi.rng import child_seed
 from seqmi.sweep import current_budget, unkeyed
-from seqmi.validate import check_int
+from seqmi.validate import check_choice, check_float, check_int, check_int_list, check_kinds, check_type
 
 #: The task generators, by name.
 TASKS: dict[str, Callable[..., tuple[NDArray[np.int64], NDArray[np.int64]]]] = {
@@ -99,6 +101,21 @@ class GridSettings:
     lr: float
     seed: int
     device: str = unkeyed("cpu")
+
+    def __post_init__(self) -> None:
+        check_int("hidden", self.hidden, 2)
+        check_int("steps", self.steps, 1)
+        check_int("batch", self.batch, 1)
+        check_float("lr", self.lr, 0.0, 1.0, low_open=True, high_open=True)
+        check_int("seed", self.seed, 0)
+        check_device(self.device)
+
+
+def grid_points(task_lengths: Sequence[int], task_replicates: int) -> list[tuple[str, int, str, int]]:
+    """Table 5's grid: ``(task, T, kind, replicate)`` for Copy and Denoise, every length and model kind."""
+    check_int_list("task_lengths", task_lengths, 10)
+    check_int("task_replicates", task_replicates, 1, 100)
+    return list(itertools.product(("copy", "denoise"), task_lengths, TaskModel.KINDS, range(task_replicates)))
 
 
 def grid_point(point: tuple[str, int, str, int], checkpoint_dir: str | None,
@@ -197,6 +214,22 @@ class TransferSettings:
     seed: int
     device: str = unkeyed("cpu")
 
+    def __post_init__(self) -> None:
+        check_int("hidden", self.hidden, 2)
+        check_int("copy_length", self.copy_length, 1)
+        check_int("copy_steps", self.copy_steps, 1)
+        check_int("eval_every", self.eval_every, 1, self.copy_steps)
+        check_int("batch", self.batch, 1)
+        check_float("lr", self.lr, 0.0, 1.0, low_open=True, high_open=True)
+        check_type("transfer_lengths", self.transfer_lengths, tuple)
+        check_int_list("transfer_lengths", list(self.transfer_lengths), 1)
+        check_int("transfer_batch", self.transfer_batch, 1)
+        check_choice("long_length", self.long_length, self.transfer_lengths)
+        check_int("long_steps", self.long_steps, 0)
+        check_float("long_lr", self.long_lr, 0.0, 1.0, low_open=True, high_open=True)
+        check_int("seed", self.seed, 0)
+        check_device(self.device)
+
 
 def transfer_point(kind: str, checkpoint_dir: str | None, settings: TransferSettings) -> dict[str, Any]:
     """Train ``kind`` on Copy at ``copy_length``, then test it, frozen, at every transfer length.
@@ -283,6 +316,16 @@ class DenoiseSettings:
     seed: int
     device: str = unkeyed("cpu")
 
+    def __post_init__(self) -> None:
+        check_int("hidden", self.hidden, 2)
+        check_int("length", self.length, 10)
+        check_int("steps", self.steps, 1)
+        check_int("eval_every", self.eval_every, 1, self.steps)
+        check_int("batch", self.batch, 1)
+        check_float("lr", self.lr, 0.0, 1.0, low_open=True, high_open=True)
+        check_int("seed", self.seed, 0)
+        check_device(self.device)
+
 
 def denoise_point(rep: int, checkpoint_dir: str | None, settings: DenoiseSettings) -> dict[str, Any]:
     """Train RelRNN on Denoise from scratch until it recalls :data:`TARGET` or the budget is spent.
@@ -359,8 +402,15 @@ class ProfileSettings:
     device: str = unkeyed("cpu")
 
     def __post_init__(self) -> None:
+        check_int("hidden", self.hidden, 2)
+        check_int("length", self.length, 20)
+        check_int("steps", self.steps, 1)
+        check_int("batch", self.batch, 1)
+        check_float("lr", self.lr, 0.0, 1.0, low_open=True, high_open=True)
+        check_int("seed", self.seed, 0)
         check_int("n_held_out", self.n_held_out, 1)
         check_int("held_out_batches", self.held_out_batches, 1)
+        check_device(self.device)
 
 
 def held_out_profile(model: TaskModel, settings: ProfileSettings, device: torch.device) -> NDArray[np.float64]:
@@ -463,6 +513,27 @@ class MiniGridSettings:
     eval_episodes: int
     seed: int
     device: str = unkeyed("cpu")
+
+    def __post_init__(self) -> None:
+        for env_id in (self.train_env, *check_type("test_envs", self.test_envs, tuple)):
+            # the agents' views and the claims are those of the Memory tasks
+            if not str(env_id).startswith("MiniGrid-MemoryS"):
+                raise ValueError(f"the MiniGrid environments must be Memory tasks 'MiniGrid-MemoryS<size>-v0', "
+                                 f"got {env_id!r}")
+            make_env(env_id).close()
+        check_int("hidden", self.hidden, 1)
+        check_int("nu", self.nu, 1)
+        check_int("rho", self.rho, 1)
+        check_type("ppo", self.ppo, PPOConfig)
+        check_int("eval_episodes", self.eval_episodes, 1)
+        check_int("seed", self.seed, 0)
+        check_device(self.device)
+
+
+def minigrid_points(minigrid_kinds: Sequence[str], seeds: range) -> list[tuple[str, int]]:
+    """Table 4's agents, ``(kind, seed)``, seed by seed; the kinds are memory cores, RelLSTM among them."""
+    check_kinds("minigrid_kinds", minigrid_kinds, MEMORY_KINDS, "relevancy")
+    return [(kind, rep) for rep in seeds for kind in minigrid_kinds]
 
 
 def minigrid_point(point: tuple[str, int], checkpoint_dir: str | None, settings: MiniGridSettings) -> dict[str, Any]:
