@@ -6,8 +6,12 @@ from dataclasses import replace
 
 import pytest
 
+from seqmi.experiments import ch00_mutual_information as ch00
+from seqmi.experiments import ch01_linear_rnn as ch01
+from seqmi.experiments import ch02_binary_sequences as ch02
 from seqmi.experiments import ch03_rnn_transformer_mi as ch03
 from seqmi.experiments import ch04_bipartite_mi_l2m as ch04
+from seqmi.experiments import ch05_ngram_ssm as ch05
 from seqmi.experiments import ch06_attention_gradients as ch06
 from seqmi.recipes.ppo import PPOConfig
 from seqmi.sweep import seed_block
@@ -40,6 +44,24 @@ GAUSSIAN = ch04.GaussianSettings(token_dim=4, layers=1, heads=2, max_len=64, d_s
                                  lr=3e-3, n_eval=4, seed=0)
 CHARLM = ch04.CharLMSettings(depth=1, heads=2, d_state=4, window=32, steps=10, batch=2, lr=3e-3, seed=0)
 SAMPLE = ch04.SampleSettings(chunk_chars=1000, batch=4, max_new_tokens=64, seed=0)
+CHAIN = ch00.ChainSettings(n_seq=100, length=50, q=0.1, max_lag=10, n_batches=10, bipartite_length=8,
+                           mi_floor=1e-3, fit_ceiling=0.05)
+LINEAR = ch01.LinearRNNSettings(t_exact=10, n_systems=1, n_stable=1, n_mc=1000, t_mc=5, n_batches=10,
+                                hidden_sizes=[1, 2], radii=[0.5], coupling=0.3, mi_lags=50, fit_tolerance=0.02,
+                                n_spins=8, beta_J=-0.5, alpha=1.5)
+DESIGN = ch02.DesignSettings(n_seq=200, length=50, max_lag=20, amplitude=0.1, gamma_min=0.1, gamma_max=1.0,
+                             n_gamma=3, mi_floor=1e-3, gamma_tolerance=0.05, gamma_check_max=0.6, n_batches=10,
+                             bias_group=4, bias_gamma=0.5, bias_pairs=1000, bias_replicates=100, rep_n_seq=100,
+                             rep_length=20, rep_max_lag=5, rep_n_p=3)
+CONSTRUCTION = ch05.ConstructionSettings(eps_values=[0.1], embed_dims=[8, 1], cond_dims=[1, 2], cond_seeds=1,
+                                         random_eps=0.01, scan_starts=[1, 2], scan_dims=[1, 2], n_points=6,
+                                         n_random_ssms=10, fit_restarts=1, fit_steps=10, fit_lr=0.01)
+TRAINING = ch05.TrainingSettings(n_train=40, n_seeds=2, epochs=3, paper_lr=1e-3, tuned_lr=0.1, embed_dim=16,
+                                 small_dims=[1, 2], small_lrs=[0.1], small_select_seeds=2, hidden_size=145,
+                                 prefix_length=6, window_tol=1e-3)
+EXACT = ch06.ExactSettings(hidden_check=5, length_check=16, n_check=1, horizon=1000, fit_from=100,
+                           horizon_autograd=60, horizon_sparse=500, pattern_kappas=[2, 3], n_patterns=2,
+                           pattern_horizon=500, chi_k_max=1000)
 
 BAD = [
     (BINARY, "n_train", 5), (BINARY, "length", 8), (BINARY, "mi_amplitude", 0.7), (BINARY, "mi_exponent", 0.0),
@@ -67,6 +89,18 @@ BAD = [
     (GAUSSIAN, "warmup", 11), (GAUSSIAN, "max_len", 2), (GAUSSIAN, "token_dim", 0), (GAUSSIAN, "device", "gpu"),
     (CHARLM, "steps", 5), (CHARLM, "window", 2), (CHARLM, "lr", 0.0),
     (SAMPLE, "max_new_tokens", 8), (SAMPLE, "batch", 0),
+    (CHAIN, "n_seq", 5), (CHAIN, "q", 0.5), (CHAIN, "max_lag", 50), (CHAIN, "bipartite_length", 21),
+    (CHAIN, "fit_ceiling", 1e-4), (CHAIN, "n_batches", 1), (CHAIN, "seed", -2), (CHAIN, "device", "metal"),
+    (LINEAR, "t_exact", 201), (LINEAR, "n_mc", 99), (LINEAR, "radii", [1.0]), (LINEAR, "coupling", -0.1),
+    (LINEAR, "beta_J", 0.0), (LINEAR, "alpha", 0.0), (LINEAR, "n_spins", 3), (LINEAR, "hidden_sizes", [0]),
+    (DESIGN, "amplitude", 0.7), (DESIGN, "gamma_max", 0.05), (DESIGN, "mi_floor", 0.2), (DESIGN, "bias_group", 21),
+    (DESIGN, "bias_pairs", 100), (DESIGN, "rep_max_lag", 20), (DESIGN, "rep_n_p", 0), (DESIGN, "max_lag", 1),
+    (CONSTRUCTION, "eps_values", [0.0]), (CONSTRUCTION, "scan_dims", [2, 8]), (CONSTRUCTION, "n_points", 2),
+    (CONSTRUCTION, "fit_lr", 0.0), (CONSTRUCTION, "scan_starts", [65]),
+    (TRAINING, "n_train", 7001), (TRAINING, "prefix_length", 2), (TRAINING, "small_select_seeds", 1),
+    (TRAINING, "window_tol", 1.0), (TRAINING, "small_lrs", [0.0]), (TRAINING, "device", "gpu"),
+    (EXACT, "fit_from", 600), (EXACT, "hidden_check", 33), (EXACT, "pattern_kappas", [1]),
+    (EXACT, "chi_k_max", 10),
 ]
 
 

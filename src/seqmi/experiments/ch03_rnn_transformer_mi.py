@@ -23,6 +23,10 @@ trained in.
 
 from __future__ import annotations
 
+from seqmi._optional import require
+
+require("torch")  # a missing torch fails naming its extra
+
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace

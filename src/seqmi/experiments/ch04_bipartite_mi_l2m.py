@@ -9,6 +9,10 @@ estimates over the whole corpus)."""
 
 from __future__ import annotations
 
+from seqmi._optional import require
+
+require("torch")  # a missing torch fails naming its extra
+
 import hashlib
 import itertools
 import math

@@ -1,7 +1,12 @@
-"""Runs of chapter 05: Section 5's trained SSM and RNN language models, over random splits."""
+"""Settings and runs of chapter 05: the constructions' checks, and Section 5's trained SSM and RNN models over random splits."""
 
 from __future__ import annotations
 
+from seqmi._optional import require
+
+require("torch")  # a missing torch fails naming its extra
+
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -9,11 +14,132 @@ import numpy as np
 from torch import nn
 
 from seqmi.data.ngram import NgramLanguage
-from seqmi.device import DeviceLike
+from seqmi.device import DeviceLike, check_device
 from seqmi.models.ngram_lm import completion_accuracy
 from seqmi.recipes.ngram_lm import train_language_model
 from seqmi.rng import child_seed
-from seqmi.validate import check_int
+from seqmi.validate import check_float, check_float_list, check_int, check_int_list
+
+
+@dataclass(frozen=True)
+class ConstructionSettings:
+    """What the chapter's exact sections read: the constructions' checks, scans and piece counts.
+
+    Attributes
+    ----------
+    eps_values : list of float
+        Equivalence levels ``eps`` at which the construction is checked, in ``(0, 1)``.
+    embed_dims, cond_dims, scan_dims : list of int
+        Embedding dimensions of the check, of the conditioning scan and of the growing
+        random languages (``scan_dims`` includes 1, the paper's extreme case).
+    cond_seeds : int
+        Constructions (weight draws) per dimension in the conditioning scan.
+    random_eps : float
+        ``eps`` of the random n-gram languages.
+    scan_starts : list of int
+        Start sequences of the random 4-gram languages of growing size.
+    n_points : int
+        Points ``N`` of the alternating set (Prop. A.8), 3 to 200.
+    n_random_ssms : int
+        Random SSMs per hidden size in the piece count.
+    fit_restarts, fit_steps : int
+        Random starts and full-batch Adam steps of the SSMs fitted to the alternating set.
+    fit_lr : float
+        Their Adam learning rate.
+    """
+
+    eps_values: Sequence[float]
+    embed_dims: Sequence[int]
+    cond_dims: Sequence[int]
+    cond_seeds: int
+    random_eps: float
+    scan_starts: Sequence[int]
+    scan_dims: Sequence[int]
+    n_points: int
+    n_random_ssms: int
+    fit_restarts: int
+    fit_steps: int
+    fit_lr: float
+
+    def __post_init__(self) -> None:
+        check_float_list("eps_values", self.eps_values, 0.0, 1.0, low_open=True, high_open=True)
+        check_int_list("embed_dims", self.embed_dims, 1, 1024)
+        check_int_list("cond_dims", self.cond_dims, 1, 1024)
+        check_int("cond_seeds", self.cond_seeds, 1)
+        check_float("random_eps", self.random_eps, 0.0, 1.0, low_open=True, high_open=True)
+        check_int_list("scan_starts", self.scan_starts, 1, 64)
+        if 1 not in check_int_list("scan_dims", self.scan_dims, 1, 1024):
+            raise ValueError(f"scan_dims must include 1, got {self.scan_dims!r}")
+        check_int("n_points", self.n_points, 3, 200)
+        check_int("n_random_ssms", self.n_random_ssms, 1)
+        check_int("fit_restarts", self.fit_restarts, 1)
+        check_int("fit_steps", self.fit_steps, 0)
+        check_float("fit_lr", self.fit_lr, 0.0, low_open=True)
+
+
+@dataclass(frozen=True)
+class TrainingSettings:
+    """What Section 5's trained models read (the paper's recipe, and ours where it differs).
+
+    Attributes
+    ----------
+    n_train : int
+        Training sentences per split (at most 7000).
+    n_seeds : int
+        Random splits, one model each.
+    epochs : int
+    paper_lr, tuned_lr : float
+        The paper's SGD learning rate, and ours where the paper's does not converge.
+    embed_dim : int
+        Embedding dimension of the trained models.
+    small_dims : list of int
+        Small embedding dimensions of Section 5.1's convergence check.
+    small_lrs : list of float
+        SGD learning rates tried at each of them.
+    small_select_seeds : int
+        Splits of a seed of their own that choose the smallest dimension's learning rate.
+    hidden_size : int
+        Hidden neurons of the trained models.
+    prefix_length : int
+        Test sentences are cut to this many words, 3 to 13.
+    window_tol : float
+        Damping that defines the effective context window of a trained ``A``.
+    seed : int
+        The chapter's seed.
+    device : str or torch.device
+        Where the models train (the constructions run in numpy).
+    """
+
+    n_train: int
+    n_seeds: int
+    epochs: int
+    paper_lr: float
+    tuned_lr: float
+    embed_dim: int
+    small_dims: Sequence[int]
+    small_lrs: Sequence[float]
+    small_select_seeds: int
+    hidden_size: int
+    prefix_length: int
+    window_tol: float
+    seed: int = 0
+    device: DeviceLike = "auto"
+
+    def __post_init__(self) -> None:
+        check_int("n_train", self.n_train, 1, 7000)
+        check_int("n_seeds", self.n_seeds, 1)
+        check_int("epochs", self.epochs, 1)
+        check_float("paper_lr", self.paper_lr, 0.0, low_open=True)
+        check_float("tuned_lr", self.tuned_lr, 0.0, low_open=True)
+        check_int("embed_dim", self.embed_dim, 1)
+        check_int_list("small_dims", self.small_dims, 1, 1024)
+        check_float_list("small_lrs", self.small_lrs, 0.0, 10.0, low_open=True)
+        check_int("small_select_seeds", self.small_select_seeds, 2, 100)
+        check_int("hidden_size", self.hidden_size, 1)
+        check_int("prefix_length", self.prefix_length, 3, 13)
+        check_float("window_tol", self.window_tol, 0.0, 1.0, low_open=True, high_open=True)
+        check_int("seed", self.seed, 0)
+        check_device(self.device)
 
 
 @dataclass

@@ -22,6 +22,10 @@ their architecture and initialisation, not by their data.
 
 from __future__ import annotations
 
+from seqmi._optional import require
+
+require("torch")  # a missing torch fails naming its extra
+
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -74,6 +78,60 @@ def _model(kind: str, hidden: int, nu: int, rho: int, init_seed: int) -> TaskMod
 
 
 # ---------------------------------------------------------------- Table 5's grid
+
+
+@dataclass(frozen=True)
+class ExactSettings:
+    """What the chapter's exact sections read: the decomposition check, the decay curves, the patterns.
+
+    Attributes
+    ----------
+    hidden_check, length_check, n_check : int
+        Width (at most 32) and sequence length (4 to 64) of the random networks of the
+        decomposition check, and networks per attention kind and nonlinearity.
+    horizon, fit_from : int
+        Largest ``T`` of the exact uniform-attention decay curves, and the smallest
+        ``T`` of the exponent fits (at most ``horizon / 2``).
+    horizon_autograd : int
+        ``T`` of the autograd cross-check of the decay curves.
+    horizon_sparse : int
+        Largest ``T`` of the sparse-attention curves.
+    pattern_kappas : list of int
+        ``kappa`` of the random and sliding-window patterns (2 to 64).
+    n_patterns, pattern_horizon : int
+        Random ``kappa``-sparse patterns per ``kappa``, and their steps.
+    chi_k_max : int
+        Largest ``k`` of the Lemma 10-12 checks.
+    seed : int
+        The chapter's seed.
+    """
+
+    hidden_check: int
+    length_check: int
+    n_check: int
+    horizon: int
+    fit_from: int
+    horizon_autograd: int
+    horizon_sparse: int
+    pattern_kappas: Sequence[int]
+    n_patterns: int
+    pattern_horizon: int
+    chi_k_max: int
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        check_int("hidden_check", self.hidden_check, 1, 32)
+        check_int("length_check", self.length_check, 4, 64)
+        check_int("n_check", self.n_check, 1, 100)
+        check_int("horizon", self.horizon, 100, 10**7)
+        check_int("fit_from", self.fit_from, 10, self.horizon // 2)
+        check_int("horizon_autograd", self.horizon_autograd, 20, 2000)
+        check_int("horizon_sparse", self.horizon_sparse, 200, 10**6)
+        check_int_list("pattern_kappas", self.pattern_kappas, 2, 64)
+        check_int("n_patterns", self.n_patterns, 1, 10**4)
+        check_int("pattern_horizon", self.pattern_horizon, 200, 10**6)
+        check_int("chi_k_max", self.chi_k_max, 100, 10**6)
+        check_int("seed", self.seed, 0)
 
 
 @dataclass(frozen=True)
