@@ -155,7 +155,7 @@ def test_table5_rows(book_run, res):
 def test_fig3_sweep_keeps_every_seed(book_run, res):
     from seqmi.book import declared_parameters, find_root, read_chapter
     from seqmi.claims import by_id
-    from seqmi.claims.ch06_attention_gradients import fig3_contrasts, gradient_decays
+    from seqmi.experiments.ch06_records import fig3_contrasts, gradient_decays
 
     run = res["fig3_settings"]
     # the quick profile is the chapter's defaults
@@ -176,7 +176,7 @@ def test_fig3_sweep_keeps_every_seed(book_run, res):
 
 def test_minigrid_agents(book_run, res):
     from seqmi.claims import by_id
-    from seqmi.claims.ch06_attention_gradients import minigrid_seeds
+    from seqmi.experiments.ch06_records import minigrid_seeds
 
     mg = res["minigrid"]
     envs = [mg["train_env"], *mg["test_envs"]]

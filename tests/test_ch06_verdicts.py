@@ -11,11 +11,12 @@ import torch
 
 from seqmi import claims, stats
 from seqmi.claims import ch06_attention_gradients as ch06
+from seqmi.experiments import ch06_records as rec
 from seqmi.experiments import ch06_attention_gradients as exp06
 from seqmi.models.attentive_rnn import hidden_gradient_profile
 
 RECORDED = Path(__file__).parents[1] / "results" / "reference" / "06_attention_gradients" / "results.json"
-SETTINGS = [(15, x) for x in ch06.SWEPT] + [(x, 15) for x in ch06.SWEPT]
+SETTINGS = [(15, x) for x in rec.SWEPT] + [(x, 15) for x in rec.SWEPT]
 T = 20
 
 
@@ -51,19 +52,19 @@ def test_the_module_examples_hold():
 @pytest.mark.parametrize("decay", [-1.5, 0.0, 0.3, 2.0])
 def test_gradient_decay_reads_the_fall_of_a_log_linear_profile(decay):
     # the recall steps after the input (here a decade above it) are not part of the fit
-    assert ch06.gradient_decay(_profile(decay), T) == pytest.approx(decay, abs=1e-9)
+    assert rec.gradient_decay(_profile(decay), T) == pytest.approx(decay, abs=1e-9)
 
 
 def test_gradient_decay_fits_a_line_rather_than_reading_the_extremes():
     profile = np.array(_profile(1.0))
     profile[T // 2] *= 1e3  # one step three decades off: the spread would jump, the fit moves little
-    assert abs(ch06.gradient_decay(profile, T) - 1.0) < 0.1
+    assert abs(rec.gradient_decay(profile, T) - 1.0) < 0.1
 
 
 @pytest.mark.parametrize("length", [1, T + 12, 2.5, True])
 def test_gradient_decay_rejects_a_bad_length(length):
     with pytest.raises(ValueError, match=f"length must be .* got {length!r}"):
-        ch06.gradient_decay(_profile(1.0), length)
+        rec.gradient_decay(_profile(1.0), length)
 
 
 @pytest.mark.parametrize("bad", [0.0, -1.0, np.inf, np.nan])
@@ -71,11 +72,11 @@ def test_gradient_decay_rejects_a_norm_that_is_not_positive_and_finite(bad):
     profile = _profile(1.0)
     profile[3] = bad
     with pytest.raises(ValueError, match="positive and finite"):
-        ch06.gradient_decay(profile, T)
+        rec.gradient_decay(profile, T)
 
 
 def test_gradient_decays_take_one_profile_per_seed_or_a_bare_one():
-    decays = ch06.gradient_decays({"a": [_profile(0.5), _profile(1.0)], "b": _profile(2.0)}, T)
+    decays = rec.gradient_decays({"a": [_profile(0.5), _profile(1.0)], "b": _profile(2.0)}, T)
     np.testing.assert_allclose(decays["a"], [0.5, 1.0], atol=1e-9)
     np.testing.assert_allclose(decays["b"], [2.0], atol=1e-9)
 
@@ -84,7 +85,7 @@ def test_fig3_contrasts_pair_the_settings_of_one_seed():
     values = {f"nu={nu},rho={rho}": [1.0, 2.0] for nu, rho in SETTINGS}
     values["nu=15,rho=3"] = [2.0, 1.0]
     values["nu=3,rho=15"] = [1.5, 2.5]
-    c = ch06.fig3_contrasts(values)
+    c = rec.fig3_contrasts(values)
     assert c["rho3_margin"].tolist() == [1.0, -1.0]
     assert c["range_gap"].tolist() == [0.5, 0.5]
 
@@ -97,7 +98,7 @@ def _sample(mean: float, sd: float, n: int) -> np.ndarray:
 
 @pytest.mark.parametrize("mean, sd, threshold", [(-0.84, 0.64, 0.0), (0.56, 0.37, 0.0), (0.69, 0.18, 0.5)])
 def test_seeds_to_decide_is_the_first_count_whose_interval_leaves_the_threshold_out(mean, sd, threshold):
-    n = ch06.seeds_to_decide(_sample(mean, sd, 4), threshold=threshold)
+    n = stats.seeds_to_decide(_sample(mean, sd, 4), threshold=threshold)
     lo, hi = stats.mean_ci(_sample(mean, sd, n))
     assert not lo <= threshold <= hi
     if n > 2:
@@ -107,28 +108,28 @@ def test_seeds_to_decide_is_the_first_count_whose_interval_leaves_the_threshold_
 
 def test_seeds_to_decide_gives_two_groups_as_many_seeds_each():
     a, b = _sample(0.53, 0.03, 7), _sample(0.50, 0.05, 7)
-    n = ch06.seeds_to_decide(a, b)
+    n = stats.seeds_to_decide(a, b)
     lo, _ = stats.mean_diff_ci(_sample(0.53, 0.03, n), _sample(0.50, 0.05, n))
     assert lo > 0
     lo, _ = stats.mean_diff_ci(_sample(0.53, 0.03, n - 1), _sample(0.50, 0.05, n - 1))
     assert lo <= 0
     # no spread: two seeds decide any effect; no effect: no count does
-    assert ch06.seeds_to_decide([1.0, 1.0]) == 2 and ch06.seeds_to_decide([-1.0, 1.0]) is None
-    assert ch06.seeds_to_decide([-1.0, 1.0, 0.01], limit=1000) is None
+    assert stats.seeds_to_decide([1.0, 1.0]) == 2 and stats.seeds_to_decide([-1.0, 1.0]) is None
+    assert stats.seeds_to_decide([-1.0, 1.0, 0.01], limit=1000) is None
 
 
 @pytest.mark.parametrize("groups", [([1.0],), ([1.0, 2.0], [1.0]), ([1.0, 2.0],) * 3, ()])
 def test_seeds_to_decide_rejects_what_is_not_one_or_two_groups_of_seeds(groups):
     with pytest.raises(ValueError, match="one or two groups of at least two values"):
-        ch06.seeds_to_decide(*groups)
+        stats.seeds_to_decide(*groups)
 
 
 def test_seed_range_names_the_seeds_and_those_set_aside():
-    assert ch06.seed_range(10, 20) == "seeds 10–29 (seeds 0–9 set aside for the pilot)"
-    assert ch06.seed_range(0, 3) == "seeds 0–2"
+    assert rec.seed_range(10, 20) == "seeds 10–29 (seeds 0–9 set aside for the pilot)"
+    assert rec.seed_range(0, 3) == "seeds 0–2"
     for first, n in ((0, 0), (-1, 3)):
         with pytest.raises(ValueError, match=f"first={first}, n={n}"):
-            ch06.seed_range(first, n)
+            rec.seed_range(first, n)
 
 
 @pytest.mark.parametrize("rho3, recall, verdict", [
@@ -153,7 +154,7 @@ def test_fig3_is_decided_over_seeds_of_trained_models(rho3, recall, verdict):
     elif len(rho3) == 1:
         assert fig3.ci is None and "≥ 3 seeds" in fig3.scale
     elif verdict == "inconclusive":
-        need = ch06.seeds_to_decide(ch06.fig3_contrasts(_decays(rho3))["rho3_margin"])
+        need = stats.seeds_to_decide(rec.fig3_contrasts(_decays(rho3))["rho3_margin"])
         assert f"ask for ≈ {need} seeds per setting" in fig3.scale
 
 
@@ -170,8 +171,8 @@ def test_a_recording_before_the_averaged_profiles_is_decided_on_its_one_batch():
     r["gradient_profiles"] = {k: v[:3] for k, v in r["gradient_profiles"].items()}
     r["gradient_accuracy"] = {k: v[:3] for k, v in r["gradient_accuracy"].items()}
     fig3 = claims.by_id(ch06.rules(r), "kerg2020.fig3.rho-destabilises")
-    decays = ch06.gradient_decays(r["gradient_profiles"], r["settings"]["profile_length"])
-    assert fig3.value == pytest.approx(ch06.fig3_contrasts(decays)["rho3_margin"].mean())
+    decays = rec.gradient_decays(r["gradient_profiles"], r["settings"]["profile_length"])
+    assert fig3.value == pytest.approx(rec.fig3_contrasts(decays)["rho3_margin"].mean())
     assert "seeds 0–2," in fig3.scale and "1 held-out batch of 32" in fig3.scale
     assert "set aside" not in fig3.rule
 
@@ -197,21 +198,21 @@ def _minigrid(first_seed: int, rel: list[float], base: list[float]) -> dict:
 def test_table4_reads_and_names_the_seeds_of_a_fresh_run():
     rel, base = [0.45, 0.75, 0.60], [0.55, 0.72, 0.60]
     r = _minigrid(10, rel, base)
-    assert list(ch06.minigrid_seeds(r["minigrid"])) == [10, 11, 12]
-    np.testing.assert_allclose(ch06.minigrid_rewards(r["minigrid"], "relevancy", "MiniGrid-MemoryS7-v0"), rel)
+    assert list(rec.minigrid_seeds(r["minigrid"])) == [10, 11, 12]
+    np.testing.assert_allclose(rec.minigrid_rewards(r["minigrid"], "relevancy", "MiniGrid-MemoryS7-v0"), rel)
     rows = [claims.by_id(ch06.rules(r), f"kerg2020.table4.memory-{x}") for x in ("solved", "train")]
     for c in rows:
         assert "seeds 10–12 (seeds 0–9 set aside for the pilot)" in c.rule and "seeds 10–12" in c.scale
     # the seed count asked for is the t-interval count at the run's means and spreads
     assert rows[0].verdict == "inconclusive"
-    assert f"asks for ≈ {ch06.seeds_to_decide(rel, threshold=0.5)} seeds" in rows[0].scale
-    assert f"asks for ≈ {ch06.seeds_to_decide(rel, base)} seeds" in rows[1].scale
+    assert f"asks for ≈ {stats.seeds_to_decide(rel, threshold=0.5)} seeds" in rows[0].scale
+    assert f"asks for ≈ {stats.seeds_to_decide(rel, base)} seeds" in rows[1].scale
 
 
 def test_a_sweep_recorded_before_the_seed_offset_starts_at_seed_0():
     r = json.loads(RECORDED.read_text())["results"]
     assert "first_seed" not in r["minigrid"]
-    assert ch06.minigrid_seeds(r["minigrid"]) == range(r["minigrid"]["replicates"])
+    assert rec.minigrid_seeds(r["minigrid"]) == range(r["minigrid"]["replicates"])
     assert "seeds 0–6 of" in claims.by_id(ch06.rules(r), "kerg2020.table4.memory-train").rule
     # its seeds were raised after looking: the interval that excludes 0.5 is the pilot's, held back
     solved = claims.by_id(ch06.rules(r), "kerg2020.table4.memory-solved")

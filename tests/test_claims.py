@@ -502,7 +502,7 @@ def test_fig4_claims_are_decided_over_seeds():
 
 
 def test_collapse_spearman_counts_every_replicate():
-    from seqmi.claims.ch04_bipartite_mi_l2m import collapse_spearman
+    from seqmi.experiments.ch04_records import collapse_spearman
 
     runs = _fig4_results([0.0] * 3, [0.1, 0.2, 0.3])["l2m_runs"]
     rho, n = collapse_spearman(runs)

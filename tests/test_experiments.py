@@ -47,7 +47,7 @@ def test_replicates_differ_and_pool_to_their_mean():
 
 
 def test_late_early_ratio():
-    from seqmi.claims.ch04_bipartite_mi_l2m import late_early_ratio
+    from seqmi.stats import late_early_ratio
 
     assert late_early_ratio(np.ones(16)) == 1.0
     rising = np.r_[np.ones(4), np.ones(4), np.ones(4), 3 * np.ones(4)]

@@ -87,7 +87,7 @@ BAD = [
     (MEASURE, "char_folds", 9), (MEASURE, "smol_docs", 1), (MEASURE, "sample_chars", 10),
     (MEASURE, "sample_temperatures", [0.0]),
     (GAUSSIAN, "warmup", 11), (GAUSSIAN, "max_len", 2), (GAUSSIAN, "token_dim", 0), (GAUSSIAN, "device", "gpu"),
-    (CHARLM, "steps", 5), (CHARLM, "window", 2), (CHARLM, "lr", 0.0),
+    (CHARLM, "steps", 0), (CHARLM, "window", 2), (CHARLM, "lr", 0.0),
     (SAMPLE, "max_new_tokens", 8), (SAMPLE, "batch", 0),
     (CHAIN, "n_seq", 5), (CHAIN, "q", 0.5), (CHAIN, "max_lag", 50), (CHAIN, "bipartite_length", 21),
     (CHAIN, "fit_ceiling", 1e-4), (CHAIN, "n_batches", 1), (CHAIN, "seed", -2), (CHAIN, "device", "metal"),

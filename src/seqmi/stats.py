@@ -12,6 +12,7 @@ import math
 from typing import Any, Callable, Sequence
 
 import numpy as np
+from numpy.typing import NDArray
 
 # z of a two-sided 95% interval: the level of every interval the rules build
 Z95 = 1.959963984540054
@@ -124,3 +125,83 @@ def mean_diff_ci(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarra
     dof = (vx + vy) ** 2 / (vx**2 / (x.size - 1) + vy**2 / (y.size - 1))
     half = scipy_stats.t.ppf(0.5 + level / 2, dof) * se
     return [diff - half, diff + half]
+
+
+def late_early_ratio(position_kl: Any) -> Any:
+    """Mean KL over the last quarter of the positions over that of the second quarter.
+
+    The flatness measure of a position-wise KL curve (L2M, Fig. 4a): near 1 when the
+    model's error does not grow along the sequence. The first quarter is left out because
+    every model starts from the prior there.
+
+    Parameters
+    ----------
+    position_kl : array_like, shape (..., L)
+        ``L >= 4`` positions on the last axis; leading axes (replicates) give a ratio each.
+
+    Returns
+    -------
+    float for one curve, else an array of the leading shape
+    """
+    kl = np.asarray(position_kl, dtype=float)
+    if kl.ndim == 0 or kl.shape[-1] < 4:
+        raise ValueError(f"position_kl must hold curves of at least 4 positions, got shape {kl.shape}")
+    q = kl.shape[-1] // 4
+    ratio = kl[..., 3 * q:].mean(-1) / kl[..., q:2 * q].mean(-1)
+    return float(ratio) if kl.ndim == 1 else ratio
+
+
+def seeds_to_decide(*groups: Sequence[float] | NDArray[np.float64], threshold: float = 0.0,
+                    level: float = 0.95, limit: int = 100_000) -> int | None:
+    """Seeds per group at which a Student-t interval would leave ``threshold`` out,
+    were the means and spreads those measured on ``groups`` (a pilot's).
+
+    One group: the interval of its mean (:func:`seqmi.stats.mean_ci`); two: Welch's
+    interval of the difference of their means (:func:`seqmi.stats.mean_diff_ci`), with
+    as many seeds in each. The pilot's effect is taken at face value: where it
+    overestimates the effect, the count decides too rarely.
+
+    Parameters
+    ----------
+    *groups : sequence of float
+        One or two groups of at least two values each (one per seed).
+    threshold : float
+        The value the interval must leave out.
+    level : float
+        The interval's coverage.
+    limit : int
+        The largest count tried.
+
+    Returns
+    -------
+    int or None
+        The smallest such count (at least 2), or None where none up to ``limit`` is (an
+        effect of zero, or too small for its spread).
+
+    Examples
+    --------
+    >>> seeds_to_decide([1.0, 2.0, 3.0]), seeds_to_decide([-0.5, 0.5])
+    (4, None)
+    """
+    arrays = [np.asarray(g, dtype=float) for g in groups]
+    if len(arrays) not in (1, 2) or min(a.size for a in arrays) < 2:
+        raise ValueError(f"seeds_to_decide needs one or two groups of at least two values, got sizes "
+                         f"{[a.size for a in arrays]}")
+    difference = arrays[0].mean() - (arrays[1].mean() if len(arrays) == 2 else 0.0)
+    effect = abs(difference - threshold)
+    variances = [float(a.var(ddof=1)) for a in arrays]
+    total = sum(variances)
+    if effect == 0:
+        return None
+    if total == 0:
+        return 2
+    from scipy import stats
+
+    q = 0.5 + level / 2
+    # the normal quantile is below every t quantile: the count it gives is a lower bound
+    for n in range(max(2, math.floor(stats.norm.ppf(q) ** 2 * total / effect ** 2)), limit + 1):
+        # Welch-Satterthwaite degrees of freedom with n seeds per group (n - 1 for one group)
+        df = total ** 2 * (n - 1) / sum(v ** 2 for v in variances)
+        if stats.t.ppf(q, df) * math.sqrt(total / n) < effect:
+            return n
+    return None

@@ -19,7 +19,9 @@ import numpy as np
 
 from seqmi.claims import MIN_SEEDS, Claim, combine, decide, decide_within, exact, illustration, profile_of
 from seqmi.data.text import KJV_CHAPTERS
-from seqmi.stats import Z95, mean_ci, mean_diff_ci, needed_for_interval, needed_samples, standard_error
+from seqmi.experiments.ch04_records import ZERO_BOUND, bound_groups, collapse_spearman
+from seqmi.stats import (Z95, late_early_ratio, mean_ci, mean_diff_ci, needed_for_interval, needed_samples,
+                         standard_error)
 
 BOUNDARY = ("the boundary operation between sub-volumes is our reading (b) of an ambiguous passage of "
             "App. B; reading (a) is computed alongside")
@@ -182,57 +184,6 @@ def _exact_claims(r: dict[str, Any]) -> list[Claim]:
     ]
 
 
-def late_early_ratio(position_kl: Any) -> Any:
-    """Mean KL over the last quarter of the positions over that of the second quarter.
-
-    The flatness measure of a position-wise KL curve (L2M, Fig. 4a): near 1 when the
-    model's error does not grow along the sequence. The first quarter is left out because
-    every model starts from the prior there.
-
-    Parameters
-    ----------
-    position_kl : array_like, shape (..., L)
-        ``L >= 4`` positions on the last axis; leading axes (replicates) give a ratio each.
-
-    Returns
-    -------
-    float for one curve, else an array of the leading shape
-    """
-    kl = np.asarray(position_kl, dtype=float)
-    if kl.ndim == 0 or kl.shape[-1] < 4:
-        raise ValueError(f"position_kl must hold curves of at least 4 positions, got shape {kl.shape}")
-    q = kl.shape[-1] // 4
-    ratio = kl[..., 3 * q:].mean(-1) / kl[..., q:2 * q].mean(-1)
-    return float(ratio) if kl.ndim == 1 else ratio
-
-
-def collapse_spearman(l2m_runs: dict[str, dict[str, Any]]) -> tuple[float, int]:
-    """Spearman ρ of Mamba's average KL against the bipartite MI per state dimension.
-
-    Every trained Mamba model is one point (each replicate of a pooled record, see
-    :func:`seqmi.experiments.ch04_bipartite_mi_l2m.pool_replicates`), so that the
-    interval counts the runs that were made.
-
-    Parameters
-    ----------
-    l2m_runs : dict
-        The chapter's ``l2m_runs``, keyed ``"<backbone>/d=<width>/L=<length>"``.
-
-    Returns
-    -------
-    (rho, n_runs)
-    """
-    from scipy import stats
-
-    xs, ys = [], []
-    for key, run in l2m_runs.items():
-        if key.startswith("mamba/"):
-            kls = run.get("average_kl_replicates", [run["average_kl"]])
-            xs += [run["bipartite_mi"] / run["state_size"]] * len(kls)
-            ys += list(kls)
-    return float(stats.spearmanr(xs, ys).statistic), len(xs)
-
-
 def _untrained(r: dict[str, Any], models: list[str]) -> str:
     """Why the Fig. 4 comparison cannot be made ("" when every one of ``models``, keys of
     ``l2m_runs`` such as ``"mamba/d=16/L=1024"``, is trained).
@@ -368,30 +319,6 @@ def _sublinear(fit: dict[str, Any] | None) -> tuple[str, float, float]:
 
 
 BOUND_SOURCE = "Chen et al. 2025 Thm. 5.2, 5.4; Fig. 4"
-# an exact bound below this (nats) is 0: correlations that vanish come out of the SVD as
-# ~1e-16, and enter the excess squared (~1e-31)
-ZERO_BOUND = 1e-9
-
-
-def bound_groups(records: list[dict[str, Any]]) -> dict[tuple[str, int, int], list[dict[str, Any]]]:
-    """The per-seed records of the exact-bound sweep grouped by ``(backbone, size, L)``.
-
-    Parameters
-    ----------
-    records : list of dict
-        The chapter's ``bound_runs``: one record of
-        :func:`seqmi.experiments.ch04_bipartite_mi_l2m.bound_point` per seed, with its
-        ``backbone``, ``size``, ``L`` and ``seed``.
-
-    Returns
-    -------
-    dict
-        Each model's seeds, in the order recorded.
-    """
-    groups: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
-    for rec in records:
-        groups.setdefault((rec["backbone"], int(rec["size"]), int(rec["L"])), []).append(rec)
-    return groups
 
 
 def _linear_bound(rec: dict[str, Any]) -> float:

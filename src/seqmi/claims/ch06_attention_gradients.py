@@ -3,21 +3,23 @@
 The supplement's derivations are exact checks. Task accuracies are proportions of held-out
 recalled symbols, decided from their Wilson intervals; a claim whose training budget is far
 below what the chapter measured RelRNN to need is inconclusive, with that need as its scale.
-Fig. 3 (:func:`gradient_decay`, :func:`fig3_contrasts`) and Table 4 are decided by
+Fig. 3 (:func:`~seqmi.experiments.ch06_records.gradient_decay`,
+:func:`~seqmi.experiments.ch06_records.fig3_contrasts`) and Table 4 are decided by
 Student-t intervals over seeds; a decisive run's seeds are fresh ones, as many as a pilot's
-spread asks for (:func:`seeds_to_decide`), and its rules name them (:func:`seed_range`).
+spread asks for (:func:`seqmi.stats.seeds_to_decide`), and its rules name them
+(:func:`~seqmi.experiments.ch06_records.seed_range`).
 """
 
 from __future__ import annotations
 
-import math
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
 from seqmi.claims import Claim, combine, decide, exact, illustration, profile_of
-from seqmi.stats import binomial_ci, mean_ci, mean_diff_ci
+from seqmi.experiments.ch06_records import (NAMES, SWEPT, fig3_contrasts, gradient_decays, minigrid_rewards,
+                                            minigrid_seeds, seed_range)
+from seqmi.stats import binomial_ci, mean_ci, mean_diff_ci, seeds_to_decide
 
 TARGET = 0.99  # Table 5 reports 100%; we ask for 99% of the held-out recalled symbols
 N_RECALL = 10  # recalled symbols per sequence
@@ -41,172 +43,9 @@ MEMORYLESS_REWARD = 0.5
 # Table 4's rows for the Memory environments: average reward of MemLSTM and RelLSTM
 PAPER_MEMORY = {"MiniGrid-MemoryS7-v0": {"full": 0.40, "relevancy": 0.94},
                 "MiniGrid-MemoryS13-v0": {"full": 0.24, "relevancy": 0.30}}
-NAMES = {"lstm": "LSTM", "full": "MemLSTM", "relevancy": "RelLSTM"}
-# Fig. 3 sweeps rho at nu = 15 and nu at rho = 15 over these values
-SWEPT = (3, 8, 18, 25)
 # median held-out recall above which the Fig. 3 models count as past the Denoise plateau
 # (chance is 1/8; the plateau sits below 0.3, a trained model near 1)
 PLATEAU_EXIT = 0.5
-
-
-def gradient_decay(profile: Sequence[float] | NDArray[np.float64], length: int) -> float:
-    """Decades by which ``||grad_{h_t} L||`` falls over the input, read off a fitted line.
-
-    The least-squares line of ``log10 ||grad_{h_t} L||`` against the distance
-    ``k = length - 1 - t`` of step ``t`` from the last input step, over the ``length``
-    input steps, falls by this many decades from ``k = 0`` to ``k = length - 1``:
-    positive when the gradient weakens with distance (what the supplement's Fig. 3 calls
-    unstable propagation), 0 for a flat profile. A fit over every input step, rather than
-    the largest and smallest norms, keeps a few noisy steps from deciding it.
-
-    Parameters
-    ----------
-    profile : sequence of float
-        The norm at every step (the input steps first, then the recall steps), e.g. the
-        geometric mean over held-out batches of
-        :func:`seqmi.models.attentive_rnn.hidden_gradient_profile`; positive and finite
-        over the input.
-    length : int
-        Input steps (the Denoise delay ``T``): at least 2, at most ``len(profile)``.
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> round(gradient_decay([1e-3, 1e-2, 1e-1, 1.0, 5.0], 4), 12)
-    3.0
-    """
-    values = np.asarray(profile, dtype=float)
-    if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or not 2 <= length <= values.size:
-        raise ValueError(f"length must be an int from 2 to the profile's {values.size} steps, got {length!r}")
-    head = values[:length]
-    if not (np.all(np.isfinite(head)) and np.all(head > 0)):
-        raise ValueError(f"the profile must be positive and finite over its first {length} steps, got {head!r}")
-    distance = np.arange(length)[::-1]
-    slope = np.polyfit(distance, np.log10(head), 1)[0]
-    return float(-slope * (length - 1))
-
-
-def gradient_decays(profiles: dict[str, Any], length: int) -> dict[str, NDArray[np.float64]]:
-    """:func:`gradient_decay` of every model of the Fig. 3 sweep.
-
-    Parameters
-    ----------
-    profiles : dict
-        ``{"nu=V,rho=R": profiles}``, one profile per seed (a bare profile: one seed).
-    length : int
-        Input steps of the Denoise task.
-
-    Returns
-    -------
-    dict
-        ``{"nu=V,rho=R": decays}``, one per seed, in the seeds' order.
-    """
-    stacked = {k: np.asarray(v, dtype=float) for k, v in profiles.items()}
-    return {k: np.array([gradient_decay(p, length) for p in (v[None] if v.ndim == 1 else v)])
-            for k, v in stacked.items()}
-
-
-def fig3_contrasts(decay: dict[str, Any]) -> dict[str, NDArray[np.float64]]:
-    """Fig. 3's two contrasts, one value per seed.
-
-    Parameters
-    ----------
-    decay : dict
-        ``{"nu=V,rho=R": values}``: each setting's :func:`gradient_decay`, one per seed
-        (a bare number: one seed). Seed ``i`` of every setting is trained on the same
-        batches, so the contrasts pair them.
-
-    Returns
-    -------
-    dict
-        ``rho3_margin``: rho = 3's decay minus the largest of the other rho's (above 0:
-        rho = 3 weakens the gradient more than any larger rho); ``range_gap``: the range of
-        the decays over rho minus their range over nu (above 0: rho has more leverage).
-
-    Examples
-    --------
-    >>> d = {f"nu=15,rho={x}": [0.1] for x in SWEPT} | {f"nu={x},rho=15": [0.1] for x in SWEPT}
-    >>> d["nu=15,rho=3"] = [0.6]
-    >>> {k: round(float(v[0]), 12) for k, v in fig3_contrasts(d).items()}
-    {'rho3_margin': 0.5, 'range_gap': 0.5}
-    """
-    runs = {k: np.atleast_1d(np.asarray(v, dtype=float)) for k, v in decay.items()}
-    rho = np.stack([runs[f"nu=15,rho={x}"] for x in SWEPT])
-    nu = np.stack([runs[f"nu={x},rho=15"] for x in SWEPT])
-    return {"rho3_margin": rho[0] - rho[1:].max(axis=0), "range_gap": np.ptp(rho, axis=0) - np.ptp(nu, axis=0)}
-
-
-def seeds_to_decide(*groups: Sequence[float] | NDArray[np.float64], threshold: float = 0.0,
-                    level: float = 0.95, limit: int = 100_000) -> int | None:
-    """Seeds per group at which a Student-t interval would leave ``threshold`` out,
-    were the means and spreads those measured on ``groups`` (a pilot's).
-
-    One group: the interval of its mean (:func:`seqmi.stats.mean_ci`); two: Welch's
-    interval of the difference of their means (:func:`seqmi.stats.mean_diff_ci`), with
-    as many seeds in each. The pilot's effect is taken at face value: where it
-    overestimates the effect, the count decides too rarely.
-
-    Parameters
-    ----------
-    *groups : sequence of float
-        One or two groups of at least two values each (one per seed).
-    threshold : float
-        The value the interval must leave out.
-    level : float
-        The interval's coverage.
-    limit : int
-        The largest count tried.
-
-    Returns
-    -------
-    int or None
-        The smallest such count (at least 2), or None where none up to ``limit`` is (an
-        effect of zero, or too small for its spread).
-
-    Examples
-    --------
-    >>> seeds_to_decide([1.0, 2.0, 3.0]), seeds_to_decide([-0.5, 0.5])
-    (4, None)
-    """
-    arrays = [np.asarray(g, dtype=float) for g in groups]
-    if len(arrays) not in (1, 2) or min(a.size for a in arrays) < 2:
-        raise ValueError(f"seeds_to_decide needs one or two groups of at least two values, got sizes "
-                         f"{[a.size for a in arrays]}")
-    difference = arrays[0].mean() - (arrays[1].mean() if len(arrays) == 2 else 0.0)
-    effect = abs(difference - threshold)
-    variances = [float(a.var(ddof=1)) for a in arrays]
-    total = sum(variances)
-    if effect == 0:
-        return None
-    if total == 0:
-        return 2
-    from scipy import stats
-
-    q = 0.5 + level / 2
-    # the normal quantile is below every t quantile: the count it gives is a lower bound
-    for n in range(max(2, math.floor(stats.norm.ppf(q) ** 2 * total / effect ** 2)), limit + 1):
-        # Welch-Satterthwaite degrees of freedom with n seeds per group (n - 1 for one group)
-        df = total ** 2 * (n - 1) / sum(v ** 2 for v in variances)
-        if stats.t.ppf(q, df) * math.sqrt(total / n) < effect:
-            return n
-    return None
-
-
-def seed_range(first: int, n: int) -> str:
-    """The seeds ``first`` to ``first + n - 1`` of a sweep in words, naming those set aside.
-
-    Examples
-    --------
-    >>> seed_range(4, 3), seed_range(0, 1)
-    ('seeds 4–6 (seeds 0–3 set aside for the pilot)', 'seed 0')
-    """
-    if n < 1 or first < 0:
-        raise ValueError(f"a sweep has at least one seed from 0 on, got first={first!r}, n={n!r}")
-    named = f"seed {first}" if n == 1 else f"seeds {first}–{first + n - 1}"
-    return named + (f" (seeds 0–{first - 1} set aside for the pilot)" if first else "")
 
 
 def _exact_claims(r: dict[str, Any]) -> list[Claim]:
@@ -512,20 +351,6 @@ def _fig3_claim(r: dict[str, Any]) -> Claim:
         f"{means['range_gap']:+.2f}" + (f" [{gap[0]:+.2f}, {gap[1]:+.2f}]" if n >= 2 else "")
         + (f"; median held-out recall {median_recall:.1%} (ρ = 3: {np.median(recall['nu=15,rho=3']):.1%})"
            if recall else "; recall not recorded"))
-
-
-def minigrid_seeds(mg: dict[str, Any]) -> range:
-    """The seeds (replicate numbers) of the MiniGrid sweep ``mg``.
-
-    They start at ``first_seed``, 0 in results recorded before the sweep had one.
-    """
-    first = mg.get("first_seed", 0)
-    return range(first, first + mg["replicates"])
-
-
-def minigrid_rewards(mg: dict[str, Any], kind: str, env: str, field: str = "mean_return") -> NDArray[np.float64]:
-    """One agent kind's ``field`` on ``env`` (from :func:`seqmi.recipes.ppo.evaluate_agent`), one value per seed."""
-    return np.array([mg["runs"][f"{kind}/{rep}"]["evaluation"][env][field] for rep in minigrid_seeds(mg)])
 
 
 def _table4_claims(r: dict[str, Any]) -> list[Claim]:

@@ -641,7 +641,7 @@ class CharLMSettings:
         check_int("heads", self.heads, 1)
         check_int("d_state", self.d_state, 1, 256)
         check_int("window", self.window, 4, 4096)
-        check_int("steps", self.steps, 10)
+        check_int("steps", self.steps, 1)  # a tenth of them warm up: none below 10
         check_int("batch", self.batch, 1)
         check_float("lr", self.lr, 0.0, 1.0, low_open=True)
         check_int("seed", self.seed, 0)
