@@ -1,11 +1,13 @@
-"""Chapters stay readable: short, narrow code cells, and no training or sweep loop of their own.
+"""Chapters stay readable: short, narrow code cells and functions, no training or sweep loop of their own.
 
 The loops live in the package (:func:`seqmi.train.fit`, :func:`seqmi.sweep.run_sweep`), so
 that every chapter trains and sweeps the same way, resumably and on any executor; a
 chapter's cells call them. A code line wider than the page scrolls sideways in the rendered
 book. The parameters cell is exempt from both limits: papermill injects overrides after
 that one cell, so every parameter must be a top-level name in it, and it reads each
-parameter's help from its inline comment.
+parameter's help from its inline comment. A longer function, and the checks of the
+parameters, belong in the package (the settings records of :mod:`seqmi.experiments`),
+where other chapters and tests reach them.
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.md"))
 MAX_LINES = 30
 MAX_WIDTH = 88
+MAX_FUNCTION_LINES = 10
+# the checks a chapter still makes itself (what no settings record holds), all chapters together
+MAX_CHECK_LINES = 60
 # the package's training entry points and per-point sweep work: a chapter loop calling
 # one of them is a training or sweep loop of its own
 TRAINERS = {"fit", "train", "train_family", "train_gaussian", "train_language_model", "train_task_model",
@@ -57,6 +62,24 @@ def test_code_lines_fit_the_page(path):
     wide = [(line + i, len(s)) for line, src in _cells(path) if not _is_parameters(src)
             for i, s in enumerate(src.splitlines(), 1) if len(s) > MAX_WIDTH]
     assert not wide, f"{path.name}: code lines wider than {MAX_WIDTH} characters at (line, width) {wide}"
+
+
+def _code(src: str) -> str:
+    return "\n".join(s for s in src.splitlines() if not s.startswith(":tags:"))
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_chapter_functions_are_short(path):
+    long = [(line + node.lineno, node.name, node.end_lineno - node.lineno + 1)
+            for line, src in _cells(path) for node in ast.walk(ast.parse(_code(src)))
+            if isinstance(node, ast.FunctionDef) and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES]
+    assert not long, f"{path.name}: functions longer than {MAX_FUNCTION_LINES} lines at (line, name, length) {long}"
+
+
+def test_chapters_leave_their_checks_to_the_settings_records():
+    checks = [(path.name, line) for path in CHAPTERS for line, src in _cells(path)
+              for s in src.splitlines() if re.match(r"\s*(check_\w+\(|raise ValueError)", s)]
+    assert len(checks) < MAX_CHECK_LINES, f"{len(checks)} check lines in the chapters: {checks}"
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)

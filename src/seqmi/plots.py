@@ -1,7 +1,10 @@
-"""Figure panels the chapters share: MI curves, correlation lengths, estimates with errors.
+"""Figure panels of the chapters: MI curves, correlation lengths, estimates with errors.
 
 Two-point MI curves (:func:`mi_panel`), correlation lengths with their intervals
-(:func:`xi_panel`) and MI estimates with their standard errors (:func:`estimate_bars`).
+(:func:`xi_panel`), MI estimates with their standard errors (:func:`estimate_bars`), a
+linear RNN's exact MI three ways (:func:`linear_mi_panel`), the bipartite MI at every
+split point (:func:`split_profile_panel`) and position-wise KL curves
+(:func:`position_kl_panel`).
 All draw on a matplotlib ``Axes`` the caller owns (its figure, layout and saving stay in
 the chapter). The records :func:`xi_panel` reads are those of
 :func:`seqmi.experiments.ch03_rnn_transformer_mi.decay_fits`: ``xi`` and its 95%
@@ -131,3 +134,79 @@ def estimate_bars(ax: Axes, lengths: ArrayLike, estimates: Sequence[Any], **styl
     se = np.array([e.stderr for e in estimates])
     keep = mi > 0
     ax.errorbar(np.asarray(lengths)[keep], mi[keep], yerr=se[keep], **style)
+
+
+def linear_mi_panel(ax: Axes, networks: Sequence[tuple[str, Any]], max_lag: int, *, title: str) -> None:
+    """A linear RNN's ``I(x_0; x_t)`` three ways: eq. (41), its trace approximation, the log-det MI.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    networks : sequence of (label, result)
+        One colour per network; ``result`` a :class:`seqmi.theory.linear_rnn.MIResult`
+        (``lags``, ``eq41``, ``trace``, ``exact``).
+    max_lag : int
+        Lags drawn.
+    title : str
+    """
+    for label, res in networks:
+        lags, eq41, trace, exact = (np.asarray(v)[:max_lag] for v in (res.lags, res.eq41, res.trace, res.exact))
+        (line,) = ax.plot(lags, eq41, lw=1.2, label=label)
+        ax.plot(lags, trace, ls=":", color=line.get_color(), lw=1.5)
+        ok = exact > 1e-13  # below this the log-det difference is rounding noise
+        ax.plot(lags[ok][::6], exact[ok][::6], "x", color=line.get_color(), ms=4)
+    ax.plot([], [], "k-", label="eq. (41), exact")
+    ax.plot([], [], "k:", label="trace approximation")
+    ax.plot([], [], "kx", label="gaussian_mi (log-det)")
+    ax.set(yscale="log", ylim=(1e-60, 10), xlabel="lag $t$", ylabel=r"$I(x_0; x_t)$ [nats]", title=title)
+    ax.legend(fontsize=7)
+
+
+def split_profile_panel(ax: Axes, profiles: Mapping[str, ArrayLike], length: int, marks: Sequence[float], *,
+                        title: str) -> None:
+    """The bipartite MI at every split point of one length, relative to the equal split.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    profiles : mapping
+        ``{label: I(ell; L) for ell = 1..L-1}``, one line each.
+    length : int
+        ``L`` (even).
+    marks : sequence of float
+        Split points ``ell / L`` marked by dotted lines.
+    title : str
+    """
+    frac = np.arange(1, length) / length
+    for label, profile in profiles.items():
+        values = np.asarray(profile, dtype=float)
+        ax.plot(frac, values / values[length // 2 - 1], lw=0.8, label=label)
+    for x in marks:
+        ax.axvline(x, color="0.6", lw=0.6, ls=":")
+    ax.set(yscale="log", xlabel=r"split point $\ell / L$", ylabel=r"$I(\ell; L) / I(L/2; L)$", title=title)
+    ax.legend(fontsize=7)
+
+
+def position_kl_panel(ax: Axes, curves: Sequence[tuple[str, str, Any, ArrayLike, ArrayLike | None]],
+                      context_free: ArrayLike, *, title: str) -> None:
+    """Models' conditional KL at every position of a sequence, with the context-free model's.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    curves : sequence of (label, linestyle, color, kl, replicates)
+        ``kl[i - 1]`` the KL at position ``i``; ``replicates`` (shape ``(runs, L)``) draws a
+        band from the lowest to the highest run at each position, or ``None``.
+    context_free : array_like
+        The KL of the model that ignores the context, dotted.
+    title : str
+    """
+    for label, style, color, kl, replicates in curves:
+        positions = np.arange(1, len(kl) + 1)
+        ax.plot(positions, kl, style, color=color, lw=1, label=label)
+        if replicates is not None:
+            reps = np.asarray(replicates, dtype=float)
+            ax.fill_between(positions, reps.min(0), reps.max(0), color=color, alpha=0.2, lw=0)
+    context_free = np.asarray(context_free, dtype=float)
+    ax.plot(np.arange(1, len(context_free) + 1), context_free, ":", color="k", lw=1, label="context-free")
+    ax.set(xscale="log", xlabel="position $i$", ylabel="conditional KL $D_i$ [nats]", title=title)

@@ -106,6 +106,34 @@ def model_grid(widths: Mapping[str, Sequence[int]],
     return list(dict.fromkeys(models))
 
 
+def xi_series(points: Mapping[Model, Mapping[str, Any]], kind: str, widths: Mapping[str, Sequence[int]],
+              depth_sweeps: Mapping[str, tuple[int, Sequence[int]]]) -> tuple[list, list]:
+    """The character- and word-level series of ``kind`` for :func:`seqmi.plots.xi_panel` (Figs. 8, 10).
+
+    Parameters
+    ----------
+    points : mapping
+        ``{(kind, width, depth): record}`` of the text sweeps (a missing model reads ``None``).
+    kind : str
+        ``"lstm"`` or ``"transformer"``: its character-level kind and ``"word_" + kind``.
+    widths : mapping
+        ``{kind: widths}`` of the width sweeps (depth 1).
+    depth_sweeps : mapping
+        ``{kind: (width, depths)}`` of the depth sweeps.
+
+    Returns
+    -------
+    (by_width, by_depth)
+        Each a list of ``(label, xs, records)``, character level first.
+    """
+    levels = {kind: "character", f"word_{kind}": "word"}
+    by_width = [(level, widths[k], [points.get((k, w, 1)) for w in widths[k]]) for k, level in levels.items()]
+    by_depth = [(f"{level} (width {depth_sweeps[k][0]})", depth_sweeps[k][1],
+                 [points.get((k, depth_sweeps[k][0], d)) for d in depth_sweeps[k][1]])
+                for k, level in levels.items()]
+    return by_width, by_depth
+
+
 def families(models: Iterable[Model]) -> list[Family]:
     """Models grouped into one family per ``(kind, depth)``, widths in order of first appearance."""
     grouped: dict[tuple[str, int], list[int]] = {}
