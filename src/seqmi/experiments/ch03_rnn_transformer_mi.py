@@ -545,7 +545,7 @@ class BinarySettings:
         annealing for the Transformers.
     seed : int
         The chapter's seed.
-    device : str
+    device : str or torch.device
         Resolved where a point is computed (``"auto"``: the worker's GPU if it has one);
         not part of the cache keys (each model's record says where it ran).
     """
@@ -565,7 +565,7 @@ class BinarySettings:
     lstm_lr: float
     transformer_lr: float
     seed: int
-    device: str = unkeyed("cpu")
+    device: DeviceLike = unkeyed("cpu")
 
     def __post_init__(self) -> None:
         check_int("n_train", self.n_train, 10)
@@ -670,7 +670,7 @@ class TextSettings:
         Independently trained models per configuration (:func:`run_family`).
     seed : int
         The chapter's seed.
-    device : str
+    device : str or torch.device
         Resolved where a point is computed (``"auto"``: the worker's GPU if it has one);
         not part of the cache keys (each model's record says where it ran).
     """
@@ -683,7 +683,7 @@ class TextSettings:
     patience: int
     seeds: int
     seed: int
-    device: str = unkeyed("cpu")
+    device: DeviceLike = unkeyed("cpu")
 
     def __post_init__(self) -> None:
         check_int("train_chars", self.train_chars, 0)

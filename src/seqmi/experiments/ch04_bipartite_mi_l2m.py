@@ -31,7 +31,7 @@ from torch import nn
 from seqmi.bipartite import Scorer, load_smollm2, pool_terms, sample_documents, split_point, split_terms
 from seqmi.data.subvolume import SubvolumeGaussian
 from seqmi.data.text import KJV_CHAPTERS, CharVocab, Document, join
-from seqmi.device import check_device
+from seqmi.device import DeviceLike, check_device
 from seqmi.l2m import history_state_size, linear_state_excess
 from seqmi.models.gaussian_lm import GaussianSequenceModel
 from seqmi.recipes.gaussian_tokens import evaluate_kl, train_gaussian
@@ -188,7 +188,7 @@ class GaussianSettings:
         Fresh sequences for the position-wise KL.
     seed : int
         The chapter's seed; every stream is a :func:`~seqmi.rng.child_seed` of it.
-    device : str
+    device : str or torch.device
         Resolved where a point is computed (``"auto"``: the worker's GPU if it has one);
         not part of the cache keys.
     """
@@ -204,7 +204,7 @@ class GaussianSettings:
     lr: float
     n_eval: int
     seed: int
-    device: str = unkeyed("cpu")
+    device: DeviceLike = unkeyed("cpu")
 
     def __post_init__(self) -> None:
         check_int("token_dim", self.token_dim, 1, 256)
@@ -332,7 +332,7 @@ class FoldModel:
 
 
 def train_fold_char_lms(docs: Sequence[Document], vocab: CharVocab, k: int, width: int, settings: CharLMSettings,
-                        device: str | torch.device = "cpu", cache_dir: str | None = None,
+                        device: DeviceLike = "cpu", cache_dir: str | None = None,
                         valid_fraction: float = 0.05) -> list[FoldModel]:
     """One character Transformer per fold of :func:`chapter_folds`, trained without its fold.
 
@@ -411,7 +411,7 @@ class BoundSettings:
         Fresh sequences for the position-wise KL.
     seed : int
         The chapter's seed; every stream is a :func:`~seqmi.rng.child_seed` of it.
-    device : str
+    device : str or torch.device
         Resolved where a point is computed (``"auto"``: the worker's GPU if it has one);
         not part of the cache keys.
     """
@@ -427,7 +427,7 @@ class BoundSettings:
     lr: float
     n_eval: int
     seed: int
-    device: str = unkeyed("cpu")
+    device: DeviceLike = unkeyed("cpu")
 
     def __post_init__(self) -> None:
         check_int("copies", self.copies, 1, 256)
@@ -548,7 +548,7 @@ class SampleSettings:
     seed : int
         The chapter's seed; chunk ``c`` at temperature ``T`` samples under
         ``child_seed(seed, "smol-sample", f"T={T:g}", c)``.
-    device : str
+    device : str or torch.device
         Resolved where a chunk is drawn; not part of the cache keys.
     """
 
@@ -556,7 +556,7 @@ class SampleSettings:
     batch: int
     max_new_tokens: int
     seed: int
-    device: str = unkeyed("cpu")
+    device: DeviceLike = unkeyed("cpu")
 
     def __post_init__(self) -> None:
         check_int("chunk_chars", self.chunk_chars, 1)
@@ -677,7 +677,7 @@ def matched_mamba_width(vocab_size: int, n_params: int, settings: CharLMSettings
 
 
 def train_char_lm(kind: str, vocab_size: int, width: int, data: Sequences, settings: CharLMSettings,
-                  device: str | torch.device = "cpu", cache_dir: str | None = None) -> TrainResult:
+                  device: DeviceLike = "cpu", cache_dir: str | None = None) -> TrainResult:
     """Train one character model for one epoch of ``data`` (:func:`seqmi.train.train`).
 
     Parameters

@@ -36,7 +36,7 @@ import torch
 from numpy.typing import NDArray
 
 from seqmi.data.copy_tasks import copy_task, denoise_task
-from seqmi.device import check_device, resolve_device
+from seqmi.device import DeviceLike, check_device, resolve_device
 from seqmi.models.attentive_rnn import TaskModel, hidden_gradient_profile, recall_attention_mass, transfer_accuracy
 from seqmi.models.agent import Agent
 from seqmi.models.memory_lstm import KINDS as MEMORY_KINDS
@@ -148,7 +148,7 @@ class GridSettings:
         Adam learning rate.
     seed : int
         The chapter's seed; every stream is a :func:`~seqmi.rng.child_seed` of it.
-    device : str
+    device : str or torch.device
         Resolved where a point is computed (``"auto"``: the worker's GPU if it has one);
         not part of the cache keys.
     """
@@ -158,7 +158,7 @@ class GridSettings:
     batch: int
     lr: float
     seed: int
-    device: str = unkeyed("cpu")
+    device: DeviceLike = unkeyed("cpu")
 
     def __post_init__(self) -> None:
         check_int("hidden", self.hidden, 2)
@@ -253,7 +253,7 @@ class TransferSettings:
         Adam learning rate of that fine-tuning.
     seed : int
         The chapter's seed; every stream is a :func:`~seqmi.rng.child_seed` of it.
-    device : str
+    device : str or torch.device
         Resolved where a point is computed (``"auto"``: the worker's GPU if it has one);
         not part of the cache keys.
     """
@@ -270,7 +270,7 @@ class TransferSettings:
     long_steps: int
     long_lr: float
     seed: int
-    device: str = unkeyed("cpu")
+    device: DeviceLike = unkeyed("cpu")
 
     def __post_init__(self) -> None:
         check_int("hidden", self.hidden, 2)
@@ -360,7 +360,7 @@ class DenoiseSettings:
         Adam learning rate.
     seed : int
         The chapter's seed; every stream is a :func:`~seqmi.rng.child_seed` of it.
-    device : str
+    device : str or torch.device
         Resolved where a point is computed (``"auto"``: the worker's GPU if it has one);
         not part of the cache keys.
     """
@@ -372,7 +372,7 @@ class DenoiseSettings:
     batch: int
     lr: float
     seed: int
-    device: str = unkeyed("cpu")
+    device: DeviceLike = unkeyed("cpu")
 
     def __post_init__(self) -> None:
         check_int("hidden", self.hidden, 2)
@@ -444,7 +444,7 @@ class ProfileSettings:
     held_out_batches : int
         Held-out batches a model's profile is averaged over: the symbols sit at other
         steps in every batch, so one batch's profile is noisy.
-    device : str
+    device : str or torch.device
         Resolved where a point is computed (``"auto"``: the worker's GPU if it has one);
         not part of the cache keys.
     """
@@ -457,7 +457,7 @@ class ProfileSettings:
     seed: int
     n_held_out: int = 32
     held_out_batches: int = 32
-    device: str = unkeyed("cpu")
+    device: DeviceLike = unkeyed("cpu")
 
     def __post_init__(self) -> None:
         check_int("hidden", self.hidden, 2)
@@ -471,7 +471,7 @@ class ProfileSettings:
         check_device(self.device)
 
 
-def held_out_profile(model: TaskModel, settings: ProfileSettings, device: torch.device) -> NDArray[np.float64]:
+def held_out_profile(model: TaskModel, settings: ProfileSettings, device: DeviceLike) -> NDArray[np.float64]:
     """``||grad_{h_t} L||`` at every step, geometric mean over the held-out batches.
 
     Batch ``b`` holds ``settings.n_held_out`` Denoise sequences drawn under
@@ -484,7 +484,7 @@ def held_out_profile(model: TaskModel, settings: ProfileSettings, device: torch.
     model : TaskModel
         A trained RelRNN.
     settings : ProfileSettings
-    device : torch.device
+    device : str or torch.device
 
     Returns
     -------
@@ -557,7 +557,7 @@ class MiniGridSettings:
         Fresh episodes per tested environment.
     seed : int
         The chapter's seed; every stream is a :func:`~seqmi.rng.child_seed` of it.
-    device : str
+    device : str or torch.device
         Resolved where a point is computed (``"auto"``: the worker's GPU if it has one);
         not part of the cache keys.
     """
@@ -570,7 +570,7 @@ class MiniGridSettings:
     ppo: PPOConfig
     eval_episodes: int
     seed: int
-    device: str = unkeyed("cpu")
+    device: DeviceLike = unkeyed("cpu")
 
     def __post_init__(self) -> None:
         for env_id in (self.train_env, *check_type("test_envs", self.test_envs, tuple)):

@@ -43,6 +43,7 @@ import torch
 from numpy.typing import NDArray
 from torch import nn
 
+from seqmi.device import DeviceLike, resolve_device
 from seqmi.progress import progress_bar
 from seqmi.validate import check_choice, check_int
 
@@ -465,7 +466,7 @@ def recall_accuracy(model: TaskModel, tokens: torch.Tensor, targets: torch.Tenso
 
 
 def transfer_accuracy(model: TaskModel, sample: Callable[[int, int, int], tuple[NDArray[Any], NDArray[Any]]],
-                      lengths: list[int], n: int, seed: int, device: torch.device,
+                      lengths: list[int], n: int, seed: int, device: DeviceLike,
                       n_recall: int = 10) -> dict[int, float]:
     """Recall accuracy of a trained model on fresh sequences of other delays (length transfer).
 
@@ -484,6 +485,7 @@ def transfer_accuracy(model: TaskModel, sample: Callable[[int, int, int], tuple[
         ``{T: accuracy}`` in the order of ``lengths``.
     """
     check_int("n", n, 1)
+    device = resolve_device(device)
     out = {}
     for T in progress_bar(lengths, desc="length transfer", leave=False):
         tok, tgt = (torch.as_tensor(a, device=device) for a in sample(n, T, seed))
@@ -518,9 +520,10 @@ def recall_attention_mass(model: TaskModel, tokens: NDArray[Any], n_symbols: int
 
 
 def hidden_gradient_profile(model: TaskModel, tokens: NDArray[Any], targets: NDArray[Any],
-                            device: torch.device) -> NDArray[np.float64]:
+                            device: DeviceLike) -> NDArray[np.float64]:
     """``||grad_{h_m} L||`` for every step ``m`` (averaged over the batch), ``L`` the mean
     cross-entropy: the gradient-norm profile of the supplement's Figure 3."""
+    device = resolve_device(device)
     tok, tgt = torch.as_tensor(tokens, device=device), torch.as_tensor(targets, device=device)
     logits, hs = model(tok)
     loss = nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), tgt.reshape(-1))
@@ -528,13 +531,14 @@ def hidden_gradient_profile(model: TaskModel, tokens: NDArray[Any], targets: NDA
     return np.array([0.0 if g is None else float(g.norm(dim=-1).mean()) for g in grads])
 
 
-def step_cost(model: TaskModel, tokens: NDArray[Any], targets: NDArray[Any], device: torch.device,
+def step_cost(model: TaskModel, tokens: NDArray[Any], targets: NDArray[Any], device: DeviceLike,
               repeats: int = 2) -> tuple[float, int]:
     """Time (s, best of ``repeats``) of one forward+backward pass, and the bytes of the
     tensors autograd saved for the backward pass (the activation memory that grows with T).
 
     It runs the backward pass itself rather than through :func:`seqmi.train.fit`: it
     measures one pass (no optimizer step, the weights unchanged) between clock reads."""
+    device = resolve_device(device)
     tok, tgt = torch.as_tensor(tokens, device=device), torch.as_tensor(targets, device=device)
     saved = 0
 

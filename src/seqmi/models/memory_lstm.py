@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import torch
 from torch import nn
 
+from seqmi.device import DeviceLike, resolve_device
 from seqmi.validate import check_choice, check_int
 
 #: The core kinds, in order plain LSTM, full attention (MemLSTM) and relevancy screening (RelLSTM).
@@ -98,8 +99,9 @@ class MemoryLSTM(nn.Module):
             self.U_a = nn.Linear(n, n, bias=False)
             self.v_a = nn.Parameter(torch.randn(n) / n ** 0.5)
 
-    def initial_state(self, batch: int, device: torch.device | str = "cpu") -> MemoryState:
+    def initial_state(self, batch: int, device: DeviceLike = "cpu") -> MemoryState:
         """The empty memory of ``batch`` sequences."""
+        device = resolve_device(device)
         zeros = torch.zeros(batch, self.hidden_size, device=device)  # (B, C)
         state = MemoryState(0, zeros, zeros, zeros)
         if self.kind == "relevancy":

@@ -8,15 +8,18 @@ targets change sign ``N - 1`` times. So some output has the wrong sign, and its 
 ``|f(x_j) - y_j|`` is at least 1. Proposition 4.5's construction fits them with
 ``m = N``. :func:`train_memorising_ssms` trains the same model,
 ``h_t = A h_{t-1} + B x_t``, ``f = C ReLU(h_T + b)``
-(:class:`~seqmi.theory.ngram_ssm.SSMWeights`), by gradient descent at given sizes ``m``,
-so that the bound can be seen to bite on models that were made to fit.
+(:class:`~seqmi.theory.ngram_ssm.SSMWeights`), by gradient descent at given sizes ``m``
+(Adam through :func:`seqmi.train.fit`), so that the bound can be seen to bite on models
+that were made to fit.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from seqmi._optional import require
 
@@ -25,9 +28,11 @@ require("torch")  # first, so that a missing torch fails naming the extra that i
 import numpy as np
 import torch
 from numpy.typing import NDArray
+from torch import nn
 
 from seqmi.rng import child_seed
 from seqmi.theory.ngram_ssm import SSMWeights, memorising_ssm, random_line_ssm
+from seqmi.train import Batches, Member, Task, TrainConfig, fit
 from seqmi.validate import check_float, check_int, check_int_list
 
 Array = NDArray[np.float64]
@@ -212,24 +217,48 @@ def _outputs(params: list[torch.Tensor], x: torch.Tensor) -> torch.Tensor:
     return (torch.relu(h + b[:, None]) @ C[:, :, None])[..., 0]
 
 
+class _StackedSSMs(nn.Module):
+    """Models of :class:`SSMWeights` padded to one size and stacked, as one module for :func:`seqmi.train.fit`.
+
+    ``A (n_models, m, m)``, ``B (n_models, m, d)``, ``b (n_models, m)``, ``C (n_models, m)``.
+    """
+
+    def __init__(self, params: list[torch.Tensor]) -> None:
+        super().__init__()
+        self.A, self.B, self.b, self.C = (nn.Parameter(p) for p in params)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return _outputs([self.A, self.B, self.b, self.C], x)  # (n_models, N)
+
+
 def _adam_lowest_loss(params: list[torch.Tensor], x: torch.Tensor, y: torch.Tensor, steps: int,
                       lr: float) -> list[torch.Tensor]:
-    """Train a batch of models by Adam on their summed MSEs; return each one's iterate of lowest MSE."""
-    for p in params:
-        p.requires_grad_(True)
-    opt = torch.optim.Adam(params, lr=lr)
+    """Train a batch of models by Adam on their summed MSEs; return each one's iterate of lowest MSE.
+
+    The training is :func:`seqmi.train.fit`'s: one epoch of ``steps`` full-batch steps,
+    no clipping, a constant rate. Its loss scores every iterate once, before the step
+    that moves it, and keeps each model's best; the last iterate is scored after.
+    """
+    model = _StackedSSMs(params)
     best = [p.detach().clone() for p in params]
     best_loss = torch.full((params[0].shape[0],), torch.inf, dtype=x.dtype)
-    for step in range(steps + 1):
-        loss = ((_outputs(params, x) - y) ** 2).mean(dim=1)
-        with torch.no_grad():
-            better = loss < best_loss
-            best_loss = torch.where(better, loss, best_loss)
-            for kept, p in zip(best, params):
-                kept[better] = p[better]
-        if step == steps:
-            break
-        opt.zero_grad()
-        loss.sum().backward()
-        opt.step()
+
+    def keep(losses: torch.Tensor) -> None:
+        better = losses < best_loss
+        best_loss[better] = losses[better]
+        for kept, p in zip(best, model.parameters()):
+            kept[better] = p.detach()[better]
+
+    def loss(m: nn.Module, _: Any) -> tuple[torch.Tensor, int]:
+        per_model = ((m(x) - y) ** 2).mean(dim=1)  # (n_models,)
+        keep(per_model.detach())
+        return per_model.sum(), len(x)
+
+    if steps:
+        task = Task(Batches(steps, lambda rng, step: itertools.repeat(None, steps)), loss)
+        config = TrainConfig(optimizer="adam", lr=lr, clip=None, batch_size=len(x), max_epochs=1, patience=None,
+                             restarts=1)
+        fit([Member(model, config, np.random.default_rng(0), task)], task, progress=False)
+    with torch.no_grad():
+        keep(((model(x) - y) ** 2).mean(dim=1))
     return best
