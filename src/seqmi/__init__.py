@@ -11,8 +11,10 @@ Measuring information
       (direct, 2-gram corrected, vCLUB), compression estimates, sampling from LMs.
     - :mod:`seqmi.fit`: correlation lengths (Shen's eq. 9) and power-law exponents with
       confidence intervals.
-    - :mod:`seqmi.stats`: intervals (Student-t, Welch, bootstrap, Wilson) and the sample
-      sizes that would resolve an effect.
+    - :mod:`seqmi.stats`: intervals (Student-t, Welch, bootstrap, Wilson), the sample
+      sizes that would resolve an effect, and statistics of curves the chapters and the
+      rules share. A new estimator goes to :mod:`seqmi.info` (or :mod:`seqmi.bipartite`),
+      a new interval or sample size here.
 
 Data with known statistics (:mod:`seqmi.data`)
     - :mod:`seqmi.data.markov`: binary Markov chains.
@@ -66,8 +68,11 @@ Training and sweeps
       computes all members of a vanilla-RNN family at once.
     - :mod:`seqmi.sweep`: the sweep engine (:func:`seqmi.sweep.run_sweep`): cached,
       resumable, budgeted, in-process or on Dask.
-    - :mod:`seqmi.experiments`: the chapters' sweep points and runs, one module per
-      chapter.
+    - :mod:`seqmi.experiments`: each chapter's settings records (frozen, checked when
+      built) and sweep points, one module per chapter (``chNN_slug``); the torch-free
+      readings of chapters 04 and 06's recorded sweeps, shared with their rules
+      (:mod:`seqmi.experiments.ch04_records`, :mod:`seqmi.experiments.ch06_records`).
+      A new chapter's parameters get a settings record here.
 
 Conventions
     - Installing: the core (measuring information, data, theory, fits, claims, the
@@ -82,9 +87,12 @@ Conventions
 
 The book
     - :mod:`seqmi.report`: chapter results, figures and reference runs.
-    - :mod:`seqmi.plots`: figure panels the chapters share (MI curves, correlation
-      lengths with intervals).
+    - :mod:`seqmi.plots`: figure panels of the chapters (MI curves, correlation
+      lengths with intervals, exact MI of linear RNNs, split profiles, position-wise KL).
     - :mod:`seqmi.claims`: the papers' claims, their rules and verdicts, the scoreboard.
+      A new claim is a row of its chapter's rule module
+      (``seqmi.claims.chNN_slug.rules``), computed from the chapter's recorded results
+      with :mod:`seqmi.stats` and the experiments' readings, never from a notebook.
     - :mod:`seqmi.book`: the command line that executes and builds the book.
 """
 
