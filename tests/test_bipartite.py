@@ -392,7 +392,7 @@ def test_growth_fit_reads_the_exponent_of_the_positive_estimates():
     lengths = [16, 64, 256, 1024, 4096]
     estimates = [BipartiteEstimate(0.3 * L ** 0.5, 0.01, 1.0, 1.0, 10) for L in lengths]
     fit = growth_fit(lengths, [BipartiteEstimate(-0.1, 0.01, 1.0, 1.0, 10)] + estimates[1:])
-    assert fit["beta"] == pytest.approx(0.5, abs=1e-9) and fit["n_points"] == 4
+    assert fit.beta == pytest.approx(0.5, abs=1e-9) and fit.n_points == 4
     assert growth_fit(lengths[:2], estimates[:2]) is None
     with pytest.raises(ValueError, match="as long"):
         growth_fit(lengths, estimates[:3])

@@ -19,6 +19,7 @@ from seqmi.experiments.ch06_attention_gradients import (GridSettings, ProfileSet
                                                         profile_point, transfer_point)
 from seqmi.models.attentive_rnn import TaskModel
 from seqmi.models.lm import RNNLM
+from seqmi.fit import decay_fits
 from seqmi.info import two_point_mi
 from seqmi.sweep import Budget, OutOfTime
 from seqmi.train import Sequences, TrainConfig, converged
@@ -141,12 +142,12 @@ def measured(record):
 
 def test_decay_fits_tell_exponential_from_power_law():
     tau = np.arange(1, 201)
-    expo = ch03.decay_fits(0.1 * np.exp(-tau / 30.0), 1e-3)
-    assert expo["xi"] == pytest.approx(30.0, rel=1e-9)
-    assert expo["exp_rss"] < expo["pow_rss"]
-    power = ch03.decay_fits(0.1 * tau ** -0.4, 1e-3)
-    assert power["gamma"] == pytest.approx(0.4, rel=1e-9)
-    assert power["pow_rss"] < power["exp_rss"]
+    expo = decay_fits(0.1 * np.exp(-tau / 30.0), 1e-3)
+    assert expo.xi == pytest.approx(30.0, rel=1e-9)
+    assert expo.exp_rss < expo.pow_rss
+    power = decay_fits(0.1 * tau ** -0.4, 1e-3)
+    assert power.gamma == pytest.approx(0.4, rel=1e-9)
+    assert power.pow_rss < power.exp_rss
 
 
 def test_decay_fits_take_their_intervals_from_bootstrap_replicates():
@@ -154,20 +155,20 @@ def test_decay_fits_take_their_intervals_from_bootstrap_replicates():
     # replicates whose decay length scatters between 25 and 35: the interval is that scatter
     lengths = np.linspace(25.0, 35.0, 201)
     reps = 0.1 * np.exp(-tau / lengths[:, None])
-    fit = ch03.decay_fits(0.1 * np.exp(-tau / 30.0), 1e-3, reps)
-    assert fit["xi"] == pytest.approx(30.0) and fit["ci_method"] == "bootstrap over rows (201 replicates)"
-    assert fit["xi_ci"] == pytest.approx([25.1, 34.9], abs=0.2)
-    assert ch03.decay_fits(0.1 * np.exp(-tau / 30.0), 1e-3)["ci_method"] == "regression"
+    fit = decay_fits(0.1 * np.exp(-tau / 30.0), 1e-3, reps)
+    assert fit.xi == pytest.approx(30.0) and fit.ci_method == "bootstrap over rows (201 replicates)"
+    assert fit.xi_ci == pytest.approx([25.1, 34.9], abs=0.2)
+    assert decay_fits(0.1 * np.exp(-tau / 30.0), 1e-3).ci_method == "regression"
     # replicates that do not decay: a rate interval reaching 0 leaves xi unbounded above
     flat = np.vstack([reps[:190], np.tile(0.05 + 1e-4 * tau, (11, 1))])
-    assert ch03.decay_fits(0.1 * np.exp(-tau / 30.0), 1e-3, flat)["xi_ci"][1] == float("inf")
-    power = ch03.decay_fits(0.1 * tau ** -0.4, 1e-3, 0.1 * tau ** -np.linspace(0.35, 0.45, 101)[:, None])
-    assert power["gamma_ci"] == pytest.approx([0.3525, 0.4475], abs=1e-3)
+    assert decay_fits(0.1 * np.exp(-tau / 30.0), 1e-3, flat).xi_ci[1] == float("inf")
+    power = decay_fits(0.1 * tau ** -0.4, 1e-3, 0.1 * tau ** -np.linspace(0.35, 0.45, 101)[:, None])
+    assert power.gamma_ci == pytest.approx([0.3525, 0.4475], abs=1e-3)
 
 
 def test_decay_fits_without_enough_points_are_nan():
-    out = ch03.decay_fits(np.full(10, 1e-5), 1e-3)
-    assert out["n_fit_points"] == 0 and np.isnan(out["xi"]) and np.isnan(out["gamma"])
+    out = decay_fits(np.full(10, 1e-5), 1e-3)
+    assert out.n_fit_points == 0 and np.isnan(out.xi) and np.isnan(out.gamma)
 
 
 def test_run_family_measures_every_model():

@@ -63,9 +63,9 @@ def test_fit_errors():
 def test_two_point_offset_fit_recovers_a_power_law_over_a_bias():
     d = np.arange(1, 401)
     fit = two_point_offset_fit(0.05 * d ** -0.8 + 2e-3, min_lag=4)
-    assert fit["alpha"] == pytest.approx(0.8, rel=1e-6)
-    assert fit["offset"] == pytest.approx(2e-3, rel=1e-6)
-    assert fit["alpha_ci"][0] <= fit["alpha"] <= fit["alpha_ci"][1] and fit["r2"] > 0.999
+    assert fit.alpha == pytest.approx(0.8, rel=1e-6)
+    assert fit.offset == pytest.approx(2e-3, rel=1e-6)
+    assert fit.alpha_ci[0] <= fit.alpha <= fit.alpha_ci[1] and fit.r2 > 0.999
     with pytest.raises(ValueError, match="min_lag"):
         two_point_offset_fit(np.ones(5), min_lag=4)
 
@@ -78,12 +78,20 @@ def test_two_point_offset_fit_jackknife_intervals_cover_alpha_and_c():
     true = 0.05 * d ** -0.8 + 2e-3
     jack = true * rng.normal(1, 0.02 / 19, size=(20, 1)) * rng.normal(1, 0.002 / 19, size=(20, d.size))
     fit = two_point_offset_fit(true, min_lag=4, jackknife=jack)
-    lo, hi = fit["alpha_jack_ci"]
+    lo, hi = fit.alpha_jack_ci
     assert lo < 0.8 < hi and hi - lo < 0.2
-    assert fit["offset_jack_ci"][0] < 2e-3 < fit["offset_jack_ci"][1]
-    assert fit["n_jackknife"] == 20
+    assert fit.offset_jack_ci[0] < 2e-3 < fit.offset_jack_ci[1]
+    assert fit.n_jackknife == 20
     # identical replicates: no spread, a zero-width interval at the estimate
     same = two_point_offset_fit(true, min_lag=4, jackknife=np.tile(true, (5, 1)))
-    assert same["alpha_jack_ci"] == pytest.approx([fit["alpha"]] * 2)
+    assert same.alpha_jack_ci == pytest.approx([fit.alpha] * 2)
     with pytest.raises(ValueError, match="distances"):
         two_point_offset_fit(true, min_lag=4, jackknife=jack[:, :50])
+
+
+def test_an_offset_fit_records_its_jackknife_only_when_it_ran():
+    d = np.arange(1, 201)
+    plain = two_point_offset_fit(0.05 * d ** -0.8 + 2e-3, min_lag=4).record()
+    assert set(plain) == {"alpha", "alpha_ci", "offset", "amplitude", "r2", "min_lag"}
+    jack = two_point_offset_fit(0.05 * d ** -0.8 + 2e-3, min_lag=4, jackknife=np.tile(0.05 * d ** -0.8 + 2e-3, (3, 1)))
+    assert {"alpha_jack_ci", "offset_jack_ci", "n_jackknife"} <= set(jack.record())

@@ -36,7 +36,6 @@ import lzma
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from seqmi._optional import require
 
@@ -555,7 +554,27 @@ def document_windows(docs: Sequence[ArrayLike], length: int, per_doc: int,
     return np.concatenate(rows), np.asarray(index, dtype=np.int64)
 
 
-def growth_fit(lengths: Sequence[int], estimates: Sequence[BipartiteEstimate]) -> dict[str, Any] | None:
+@dataclass(frozen=True)
+class GrowthFit:
+    """The exponent ``beta`` of ``I(L) ~ L^beta`` with its 95% interval (:func:`growth_fit`).
+
+    Recorded as it is (:func:`dataclasses.asdict`): its fields are the keys of the
+    chapter's results.
+
+    Attributes
+    ----------
+    beta : float
+    ci : tuple of float
+    n_points : int
+        Positive estimates fitted.
+    """
+
+    beta: float
+    ci: tuple[float, float]
+    n_points: int
+
+
+def growth_fit(lengths: Sequence[int], estimates: Sequence[BipartiteEstimate]) -> GrowthFit | None:
     """The exponent ``beta`` of ``I(L) ~ L^beta`` over the positive estimates, with its 95% CI.
 
     :func:`seqmi.fit.fit_power_law` fits a decay, so it is given ``1 / I``: its exponent is
@@ -570,8 +589,8 @@ def growth_fit(lengths: Sequence[int], estimates: Sequence[BipartiteEstimate]) -
 
     Returns
     -------
-    dict or None
-        ``{"beta", "ci", "n_points"}``; None with fewer than three positive estimates.
+    GrowthFit or None
+        None with fewer than three positive estimates.
     """
     if len(lengths) != len(estimates):
         raise ValueError(f"lengths and estimates must be as long, got {len(lengths)} and {len(estimates)}")
@@ -580,7 +599,7 @@ def growth_fit(lengths: Sequence[int], estimates: Sequence[BipartiteEstimate]) -
     if keep.sum() < 3:
         return None
     fit = fit_power_law(np.array(lengths)[keep], 1.0 / mi[keep], threshold=0.0)
-    return {"beta": fit.exponent, "ci": fit.ci, "n_points": fit.n_points}
+    return GrowthFit(fit.exponent, fit.ci, fit.n_points)
 
 
 def quarter_gap_change(nll_a: ArrayLike, nll_b: ArrayLike, doc_index: ArrayLike) -> NDArray[np.float64]:

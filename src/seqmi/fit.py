@@ -1,5 +1,11 @@
 """Fits of mutual-information decay curves: power law, correlation length, offset power law.
 
+Every fit returns a frozen dataclass. A fitted quantity is named by the book's notation
+(``xi``, ``gamma``; L2M's ``alpha``), its interval ``ci`` when the fit has one quantity
+(:class:`PowerLawFit`, :class:`CorrelationLengthFit`) or ``<name>_ci`` when it has
+several (:class:`DecayFits`, :class:`OffsetFit`); the fits that chapters record are
+recorded field by field (:func:`dataclasses.asdict`, :meth:`OffsetFit.record`).
+
 Shen 2019 fits ``I(tau) = A tau^(-gamma)`` (binary sequences, text) and
 ``I(tau) = I0 exp(-tau / xi)`` (RNN samples) by least squares on the logarithm, using
 only points above a threshold (``1e-3``) where the estimator's bias and noise are small
@@ -9,7 +15,8 @@ the estimator's distance-independent bias in a constant: ``I(d) = A d^(-alpha) +
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -208,8 +215,43 @@ def fit_power_law_with_offset(lags: ArrayLike, mi: ArrayLike) -> OffsetPowerLawF
     return OffsetPowerLawFit(-slope, float(np.exp(intercept)), c, cost)
 
 
+@dataclass(frozen=True)
+class OffsetFit:
+    """L2M's offset fit of a two-point MI curve with its intervals (:func:`two_point_offset_fit`).
+
+    Attributes
+    ----------
+    alpha, alpha_ci : float, list of float
+        The exponent (L2M's ``alpha``; the book's ``gamma``) and its 95% interval given ``C``.
+    offset, amplitude : float
+        ``C`` and ``A``.
+    r2 : float
+        ``r^2`` of the log-log line of ``I - C``.
+    min_lag : int
+        First distance of the fit.
+    alpha_jack_ci, offset_jack_ci : list of float or None
+        Jackknife 95% intervals of ``alpha`` and ``C`` (None without replicates).
+    n_jackknife : int or None
+        Jackknife replicates.
+    """
+
+    alpha: float
+    alpha_ci: list[float]
+    offset: float
+    amplitude: float
+    r2: float
+    min_lag: int
+    alpha_jack_ci: list[float] | None = None
+    offset_jack_ci: list[float] | None = None
+    n_jackknife: int | None = None
+
+    def record(self) -> dict[str, Any]:
+        """The fields as a JSON-ready dict, the jackknife's only when it ran (the recorded form)."""
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+
 def two_point_offset_fit(mi: ArrayLike, min_lag: int,
-                         jackknife: ArrayLike | None = None) -> dict[str, float | int | list[float]]:
+                         jackknife: ArrayLike | None = None) -> OffsetFit:
     """L2M's offset fit of a two-point MI curve ``mi[d - 1] = I(d)``, with intervals.
 
     Fits ``I(d) = A d^(-alpha) + C`` from ``d = min_lag`` on (:func:`fit_power_law_with_offset`),
@@ -231,10 +273,8 @@ def two_point_offset_fit(mi: ArrayLike, min_lag: int,
 
     Returns
     -------
-    dict
-        ``alpha``, ``alpha_ci``, ``offset`` (``C``), ``amplitude`` (``A``), ``r2`` (of the
-        log-log line of ``I - C``) and ``min_lag``; with jackknife replicates also
-        ``alpha_jack_ci``, ``offset_jack_ci`` and ``n_jackknife``.
+    OffsetFit
+        With its jackknife intervals when ``jackknife`` is given.
 
     Raises
     ------
@@ -250,9 +290,8 @@ def two_point_offset_fit(mi: ArrayLike, min_lag: int,
     fit = fit_power_law_with_offset(lags[sel], y[sel])
     given_c = fit_power_law(lags[sel], y[sel] - fit.offset, threshold=0.0)
     r = np.corrcoef(np.log(lags[sel]), np.log(y[sel] - fit.offset))[0, 1]
-    out: dict[str, float | int | list[float]] = {
-        "alpha": fit.exponent, "alpha_ci": list(given_c.ci), "offset": fit.offset, "amplitude": fit.amplitude,
-        "r2": float(r * r), "min_lag": int(min_lag)}
+    out = OffsetFit(alpha=fit.exponent, alpha_ci=list(given_c.ci), offset=fit.offset, amplitude=fit.amplitude,
+                    r2=float(r * r), min_lag=int(min_lag))
     if jackknife is None:
         return out
     reps = np.atleast_2d(np.asarray(jackknife, dtype=float))
@@ -261,9 +300,101 @@ def two_point_offset_fit(mi: ArrayLike, min_lag: int,
     fits = [fit_power_law_with_offset(lags[sel], rep[sel]) for rep in reps]
     n = len(fits)
     half = float(stats.t.ppf(0.975, n - 1))
+    jack = {}
     for key, name, value in (("alpha_jack_ci", "exponent", fit.exponent), ("offset_jack_ci", "offset", fit.offset)):
         theta = np.array([getattr(f, name) for f in fits])
         se = float(np.sqrt((n - 1) / n * ((theta - theta.mean()) ** 2).sum()))
-        out[key] = [value - half * se, value + half * se]
-    out["n_jackknife"] = n
-    return out
+        jack[key] = [value - half * se, value + half * se]
+    return replace(out, **jack, n_jackknife=n)
+
+
+@dataclass(frozen=True)
+class DecayFits:
+    """Both fits of one curve ``I(tau)`` (:func:`decay_fits`): exponential (``xi``) and power law (``gamma``).
+
+    Recorded as it is (:func:`dataclasses.asdict`): its fields are the keys of the
+    chapters' results.
+
+    Attributes
+    ----------
+    n_fit_points : int
+        Points above the threshold.
+    ci_method : str
+        ``"regression"``, or the bootstrap's replicates the intervals came from.
+    xi, xi_ci : float, list of float
+        Correlation length and its 95% interval.
+    gamma, gamma_ci : float, list of float
+        Power-law exponent and its 95% interval.
+    exp_rss, pow_rss : float
+        Residual sums of squares of both fits of ``ln I`` on the same points.
+    form_ci : list of float
+        95% interval of ``ln(pow_rss / exp_rss)`` over the replicates (NaN without).
+    """
+
+    n_fit_points: int
+    ci_method: str
+    xi: float
+    xi_ci: list[float]
+    gamma: float
+    gamma_ci: list[float]
+    exp_rss: float
+    pow_rss: float
+    form_ci: list[float]
+
+
+def decay_fits(mi: ArrayLike, threshold: float, replicates: ArrayLike | None = None) -> DecayFits:
+    """Exponential and power-law fits of ``I(tau)``, ``tau = 1..len(mi)``, above ``threshold``.
+
+    Returns the correlation length ``xi`` and exponent ``gamma`` with 95% intervals, and
+    the residual sums of squares of both fits of ``ln I`` on the same points
+    (``exp_rss < pow_rss``: the decay looks exponential rather than algebraic). NaN
+    everywhere when fewer than 3 points exceed the threshold.
+
+    The intervals (``ci_method``) are the regression's, which treats the lags as
+    independent points and is far too narrow for a long-memory curve, unless
+    ``replicates`` (bootstrap curves over the sampled rows,
+    :func:`seqmi.info.two_point_mi_bootstrap`) are given. Then every replicate is fitted
+    on its own points above the threshold, and the intervals are the 2.5 and 97.5
+    percentiles of the fitted decay rate ``1/xi`` (inverted: a rate interval reaching 0
+    gives ``xi`` up to infinity), of ``gamma``, and of ``form = ln(pow_rss / exp_rss)``
+    (``form_ci``, positive: the exponential fits better; NaN without replicates).
+    """
+    mi = np.asarray(mi, dtype=float)
+    out: dict[str, Any] = {"n_fit_points": int((np.isfinite(mi) & (mi > threshold)).sum()), "ci_method": "regression"}
+    nan = float("nan")
+    fit = _fits(mi, threshold)
+    if fit is None:
+        return DecayFits(**out, xi=nan, xi_ci=[nan, nan], gamma=nan, gamma_ci=[nan, nan], exp_rss=nan, pow_rss=nan,
+                         form_ci=[nan, nan])
+    lags = np.arange(1, len(mi) + 1)
+    xi = fit_correlation_length(lags, mi, threshold)
+    pl = fit_power_law(lags, mi, threshold)
+    xi_ci, gamma_ci, form_ci = list(xi.ci), list(pl.ci), [nan, nan]
+    if replicates is not None:
+        reps = np.array([_fits(curve, threshold) or (nan, nan, nan, nan) for curve in np.asarray(replicates, float)])
+        rate, gamma, exp_rss, pow_rss = reps.T
+        lo, hi = np.nanpercentile(rate, [2.5, 97.5])
+        xi_ci = [1 / hi if hi > 0 else float("inf"), 1 / lo if lo > 0 else float("inf")]
+        gamma_ci = [float(v) for v in np.nanpercentile(gamma, [2.5, 97.5])]
+        form_ci = [float(v) for v in np.nanpercentile(np.log(pow_rss / exp_rss), [2.5, 97.5])]
+        out["ci_method"] = f"bootstrap over rows ({len(reps)} replicates)"
+    return DecayFits(**out, xi=xi.xi, xi_ci=xi_ci, gamma=pl.exponent, gamma_ci=gamma_ci, exp_rss=fit[2],
+                     pow_rss=fit[3], form_ci=form_ci)
+
+
+def _fits(curve: np.ndarray, threshold: float) -> tuple[float, float, float, float] | None:
+    """Decay rate ``1/xi``, exponent ``gamma`` and both fits' RSS of ``ln I`` above ``threshold``.
+
+    ``None`` under 3 points. Least squares as in :func:`seqmi.fit.fit_correlation_length`
+    and :func:`seqmi.fit.fit_power_law`, without their intervals: cheap enough for every
+    bootstrap replicate.
+    """
+    lags = np.arange(1, len(curve) + 1, dtype=float)
+    keep = np.isfinite(curve) & (curve > threshold)
+    if keep.sum() < 3:
+        return None
+    t, y = lags[keep], np.log(curve[keep])
+    (slope, _), exp_rss = np.polyfit(t, y, 1, full=True)[:2]
+    (power, _), pow_rss = np.polyfit(np.log(t), y, 1, full=True)[:2]
+    # an exact fit leaves no residual array
+    return float(-slope), float(-power), float(exp_rss.sum()), float(pow_rss.sum())

@@ -16,6 +16,23 @@ Entropy estimators, for counts ``n_i`` summing to ``N``, all of the form
   Grassberger's 2003 estimator as used by Chen et al. 2025 (L2M).
 
 Two-point counts come from :mod:`seqmi.pair_counts` (three exact counting methods).
+
+What the estimators return, one convention: the estimate of the whole sample comes
+first, as a float (one table, one entropy) or an array over ``tau = 1..max_lag``; its
+uncertainty, when asked for, comes second, in the form that its resampling makes:
+
+- :func:`two_point_mi`, :func:`mi_from_joint`, :func:`gaussian_mi`, :func:`entropy`:
+  the estimate alone;
+- :func:`two_point_mi_with_error`: ``(estimate, stderr)``, the batch-means standard
+  error;
+- :func:`two_point_mi_batches`: ``(estimate, batches)``, one curve per batch of rows;
+- :func:`two_point_mi_bootstrap`: ``(estimate, replicates)``, one curve per resample;
+- :func:`two_point_mi_jackknife`: ``(estimate, replicates)``, the curve without each
+  block in turn.
+
+Estimates that carry their own terms (a language model's bipartite MI: direct,
+corrected, vCLUB) are records, :class:`seqmi.bipartite.BipartiteEstimate`; fits of the
+curves are records of :mod:`seqmi.fit`.
 """
 
 from __future__ import annotations

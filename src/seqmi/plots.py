@@ -7,19 +7,22 @@ split point (:func:`split_profile_panel`) and position-wise KL curves
 (:func:`position_kl_panel`).
 All draw on a matplotlib ``Axes`` the caller owns (its figure, layout and saving stay in
 the chapter). The records :func:`xi_panel` reads are those of
-:func:`seqmi.experiments.ch03_rnn_transformer_mi.decay_fits`: ``xi`` and its 95%
+:func:`seqmi.fit.decay_fits`: ``xi`` and its 95%
 interval ``xi_ci``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict
 from typing import Any
 
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.ticker import MaxNLocator
 from numpy.typing import ArrayLike
+
+from seqmi.fit import DecayFits
 
 #: The upper end of a plotted interval (an unbounded fit's would stretch the axis to nothing).
 XI_CEILING = 1e6
@@ -60,8 +63,13 @@ def mi_panel(ax: Axes, lags: ArrayLike, curves: Sequence[tuple[str, ArrayLike, M
     ax.legend(**{"fontsize": 7, **(legend or {})})
 
 
-def xi_panel(ax: Axes, series: Sequence[tuple[str, Sequence[float], Sequence[Mapping[str, Any] | None]]],
-             reference: Mapping[str, Any], *, xlabel: str, title: str, log_x: bool = True,
+def _as_record(fit: Mapping[str, Any] | DecayFits) -> Mapping[str, Any]:
+    """A fit as its record (a fit read back from a recording is one already)."""
+    return asdict(fit) if isinstance(fit, DecayFits) else fit
+
+
+def xi_panel(ax: Axes, series: Sequence[tuple[str, Sequence[float], Sequence[Mapping[str, Any] | DecayFits | None]]],
+             reference: Mapping[str, Any] | DecayFits, *, xlabel: str, title: str, log_x: bool = True,
              reference_label: str = "data") -> None:
     """Correlation lengths ``xi`` with their 95% intervals against width or depth.
 
@@ -69,8 +77,9 @@ def xi_panel(ax: Axes, series: Sequence[tuple[str, Sequence[float], Sequence[Map
     ----------
     ax : matplotlib.axes.Axes
     series : sequence of (label, xs, fits)
-        One line per entry: ``fits[i]`` is the fit at ``xs[i]`` (a record with ``xi`` and
-        ``xi_ci``), or ``None`` where the model is missing (a pending sweep point). A fit
+        One line per entry: ``fits[i]`` is the fit at ``xs[i]`` (a :class:`DecayFits`, or
+        its record read back, with ``xi`` and ``xi_ci``), or ``None`` where the model is
+        missing (a pending sweep point). A fit
         whose ``xi`` is infinite (no decay) has no point: the label lists where.
     reference : mapping
         The data's fit, drawn as a dashed line (``xi``) and a grey band (``xi_ci``).
@@ -81,8 +90,9 @@ def xi_panel(ax: Axes, series: Sequence[tuple[str, Sequence[float], Sequence[Map
         Legend entry of the band.
     """
     plotted = False
+    reference = _as_record(reference)
     for label, xs, fits in series:
-        got = [(x, f) for x, f in zip(xs, fits) if f is not None]
+        got = [(x, _as_record(f)) for x, f in zip(xs, fits) if f is not None]
         if not got:
             continue
         flat = [x for x, f in got if not np.isfinite(f["xi"])]

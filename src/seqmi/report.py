@@ -14,6 +14,7 @@ File layout of one chapter's ``out_dir`` (and of ``results/<profile>/<chapter>/`
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from pathlib import Path
@@ -318,6 +319,9 @@ def _show_recorded(folder: Path, root: Path) -> None:
 
 
 def _to_json(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        # a record stored field by field (a fit's record() leaves out what did not run)
+        return value.record() if hasattr(value, "record") else dataclasses.asdict(value)
     if isinstance(value, np.generic):
         return value.item()
     if isinstance(value, np.ndarray):

@@ -5,7 +5,7 @@ network: every model is trained as several independent seeds (their own weights 
 order), and every trained-model claim is decided by 95% intervals *over the seeds*, the
 seed's own sampling noise nested inside its value: for binary models the decay rate
 ``1/ξ``, the exponent and the decay form ``ln(RSS_pow / RSS_exp)`` of each seed's samples
-(:func:`seqmi.experiments.ch03_rnn_transformer_mi.decay_fits`); for text, each seed's mean
+(:func:`seqmi.fit.decay_fits`); for text, each seed's mean
 mismatch over its sample sets, every set against its own same-size sample of the
 training text (:func:`seqmi.experiments.ch03_rnn_transformer_mi.set_gaps`). One model is a
 Student-t interval over its seeds, two are Welch's. A verdict needs at least ``MIN_SEEDS``

@@ -2,7 +2,7 @@
 
 Shen's method is black-box: train a model, let it generate from its start state, and
 measure the two-point mutual information ``I(tau)`` of what it writes, summarised by the
-correlation length ``xi`` of an exponential fit (:func:`decay_fits`). A sweep point here
+correlation length ``xi`` of an exponential fit (:func:`~seqmi.fit.decay_fits`). A sweep point here
 is a *family* ``(kind, widths, depth)``: the models of one kind and depth at several
 widths, every independently seeded model of every width trained in one
 :func:`seqmi.train.train_family` call (each exactly as it would be alone), then every
@@ -29,7 +29,7 @@ require("torch")  # a missing torch fails naming its extra
 
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from functools import lru_cache, partial
 from typing import Any
 
@@ -40,7 +40,7 @@ from torch import nn
 from seqmi.data.binary import binary_power_law
 from seqmi.data.text import UNK, CharVocab, Splits, WordVocab, join, kjv_documents, split_contiguous
 from seqmi.device import DeviceLike, check_device
-from seqmi.fit import fit_correlation_length, fit_power_law
+from seqmi.fit import decay_fits
 from seqmi.info import two_point_mi, two_point_mi_bootstrap
 from seqmi.models.lm import RNNLM, TransformerLM
 from seqmi.models.wordchar import CharLevelSampler, add_lstm_dropout
@@ -171,63 +171,6 @@ def training_spec(settings: BinarySettings | CharSettings | WordSettings) -> dic
 
 
 # ---------------------------------------------------------------- the measurement
-
-
-def decay_fits(mi: np.ndarray, threshold: float, replicates: np.ndarray | None = None) -> dict[str, Any]:
-    """Exponential and power-law fits of ``I(tau)``, ``tau = 1..len(mi)``, above ``threshold``.
-
-    Returns the correlation length ``xi`` and exponent ``gamma`` with 95% intervals, and
-    the residual sums of squares of both fits of ``ln I`` on the same points
-    (``exp_rss < pow_rss``: the decay looks exponential rather than algebraic). NaN
-    everywhere when fewer than 3 points exceed the threshold.
-
-    The intervals (``ci_method``) are the regression's, which treats the lags as
-    independent points and is far too narrow for a long-memory curve, unless
-    ``replicates`` (bootstrap curves over the sampled rows,
-    :func:`seqmi.info.two_point_mi_bootstrap`) are given. Then every replicate is fitted
-    on its own points above the threshold, and the intervals are the 2.5 and 97.5
-    percentiles of the fitted decay rate ``1/xi`` (inverted: a rate interval reaching 0
-    gives ``xi`` up to infinity), of ``gamma``, and of ``form = ln(pow_rss / exp_rss)``
-    (``form_ci``, positive: the exponential fits better; NaN without replicates).
-    """
-    out: dict[str, Any] = {"n_fit_points": int((np.isfinite(mi) & (mi > threshold)).sum()), "ci_method": "regression"}
-    nan = float("nan")
-    fit = _fits(np.asarray(mi, dtype=float), threshold)
-    if fit is None:
-        return {**out, "xi": nan, "xi_ci": [nan, nan], "gamma": nan, "gamma_ci": [nan, nan],
-                "exp_rss": nan, "pow_rss": nan, "form_ci": [nan, nan]}
-    lags = np.arange(1, len(mi) + 1)
-    xi = fit_correlation_length(lags, mi, threshold)
-    pl = fit_power_law(lags, mi, threshold)
-    xi_ci, gamma_ci, form_ci = list(xi.ci), list(pl.ci), [nan, nan]
-    if replicates is not None:
-        reps = np.array([_fits(curve, threshold) or (nan, nan, nan, nan) for curve in np.asarray(replicates, float)])
-        rate, gamma, exp_rss, pow_rss = reps.T
-        lo, hi = np.nanpercentile(rate, [2.5, 97.5])
-        xi_ci = [1 / hi if hi > 0 else float("inf"), 1 / lo if lo > 0 else float("inf")]
-        gamma_ci = [float(v) for v in np.nanpercentile(gamma, [2.5, 97.5])]
-        form_ci = [float(v) for v in np.nanpercentile(np.log(pow_rss / exp_rss), [2.5, 97.5])]
-        out["ci_method"] = f"bootstrap over rows ({len(reps)} replicates)"
-    return {**out, "xi": xi.xi, "xi_ci": xi_ci, "gamma": pl.exponent, "gamma_ci": gamma_ci,
-            "exp_rss": fit[2], "pow_rss": fit[3], "form_ci": form_ci}
-
-
-def _fits(curve: np.ndarray, threshold: float) -> tuple[float, float, float, float] | None:
-    """Decay rate ``1/xi``, exponent ``gamma`` and both fits' RSS of ``ln I`` above ``threshold``.
-
-    ``None`` under 3 points. Least squares as in :func:`seqmi.fit.fit_correlation_length`
-    and :func:`seqmi.fit.fit_power_law`, without their intervals: cheap enough for every
-    bootstrap replicate.
-    """
-    lags = np.arange(1, len(curve) + 1, dtype=float)
-    keep = np.isfinite(curve) & (curve > threshold)
-    if keep.sum() < 3:
-        return None
-    t, y = lags[keep], np.log(curve[keep])
-    (slope, _), exp_rss = np.polyfit(t, y, 1, full=True)[:2]
-    (power, _), pow_rss = np.polyfit(np.log(t), y, 1, full=True)[:2]
-    # an exact fit leaves no residual array
-    return float(-slope), float(-power), float(exp_rss.sum()), float(pow_rss.sum())
 
 
 def curve_gap(mi: ArrayLike, ref: ArrayLike, keep: ArrayLike) -> float:
@@ -401,7 +344,7 @@ def run_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.Mo
         How many tokens of every model's first sample to keep (text passages).
     n_boot : int
         Bootstrap replicates over the sampled rows for the fits' intervals
-        (:func:`decay_fits`); 0: the regression intervals.
+        (:func:`~seqmi.fit.decay_fits`); 0: the regression intervals.
     sample_sets : int
         Independent sets of ``n_samples`` rows drawn from each trained model; the first is
         the one measured and fitted, and with more than one, ``mi_sets`` holds every set's
@@ -479,7 +422,7 @@ def _measure(result: TrainResult, sample_seed: int, n_samples: int, sample_lengt
             for k in range(1, sample_sets)]
     history = [float(v) for v in result.eval_metric]
     record = {
-        "mi": mi.tolist(), **decay_fits(mi, threshold, replicates),
+        "mi": mi.tolist(), **asdict(decay_fits(mi, threshold, replicates)),
         **({"mi_sets": [mi.tolist()] + [m.tolist() for m in more]} if sample_sets > 1 else {}),
         "val_loss": result.best_val_loss, "val_history": history, "epochs": result.epochs[0],
         "stopped": result.stop_reasons[0], "converged": converged(history, result.stop_reasons[0]),
