@@ -42,6 +42,8 @@ MEASURE = ch04.TextMeasureSettings(two_point_chars=0, two_point_max_lag=100, two
                                    ngram_docs=0, smol_docs=0, sample_chars=2000, sample_temperatures=[1.0])
 GAUSSIAN = ch04.GaussianSettings(token_dim=4, layers=1, heads=2, max_len=64, d_state=4, steps=10, batch=2, warmup=2,
                                  lr=3e-3, n_eval=4, seed=0)
+BOUND = ch04.BoundSettings(copies=4, head_width=32, layers=1, heads=2, d_state=4, steps=60, batch=8, warmup=6,
+                           lr=0.01, n_eval=16, seed=0)
 CHARLM = ch04.CharLMSettings(depth=1, heads=2, d_state=4, window=32, steps=10, batch=2, lr=3e-3, seed=0)
 SAMPLE = ch04.SampleSettings(chunk_chars=1000, batch=4, max_new_tokens=64, seed=0)
 CHAIN = ch00.ChainSettings(n_seq=100, length=50, q=0.1, max_lag=10, n_batches=10, bipartite_length=8,
@@ -87,6 +89,7 @@ BAD = [
     (MEASURE, "char_folds", 9), (MEASURE, "smol_docs", 1), (MEASURE, "sample_chars", 10),
     (MEASURE, "sample_temperatures", [0.0]),
     (GAUSSIAN, "warmup", 11), (GAUSSIAN, "max_len", 2), (GAUSSIAN, "token_dim", 0), (GAUSSIAN, "device", "gpu"),
+    (BOUND, "copies", 0), (BOUND, "head_width", 0), (BOUND, "warmup", 61), (BOUND, "layers", 49),
     (CHARLM, "steps", 0), (CHARLM, "window", 2), (CHARLM, "lr", 0.0),
     (SAMPLE, "max_new_tokens", 8), (SAMPLE, "batch", 0),
     (CHAIN, "n_seq", 5), (CHAIN, "q", 0.5), (CHAIN, "max_lag", 50), (CHAIN, "bipartite_length", 21),

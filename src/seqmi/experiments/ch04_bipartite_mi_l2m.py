@@ -170,6 +170,20 @@ class TextMeasureSettings:
         check_float_list("sample_temperatures", self.sample_temperatures, 0.0, 10.0, low_open=True)
 
 
+def _check_backbones_and_training(settings: GaussianSettings | BoundSettings) -> None:
+    """The checks of the fields the two Gaussian-token settings share: backbones, training, seed, device."""
+    check_int("layers", settings.layers, 1, 48)
+    check_int("heads", settings.heads, 1)
+    check_int("d_state", settings.d_state, 1, 256)
+    check_int("steps", settings.steps, 1)
+    check_int("batch", settings.batch, 1)
+    check_int("warmup", settings.warmup, 0, settings.steps)
+    check_float("lr", settings.lr, 0.0, 1.0, low_open=True)
+    check_int("n_eval", settings.n_eval, 1)
+    check_int("seed", settings.seed, 0)
+    check_device(settings.device)
+
+
 @dataclass(frozen=True)
 class GaussianSettings:
     """What every point of the Fig. 4 sweep shares.
@@ -208,17 +222,8 @@ class GaussianSettings:
 
     def __post_init__(self) -> None:
         check_int("token_dim", self.token_dim, 1, 256)
-        check_int("layers", self.layers, 1, 48)
-        check_int("heads", self.heads, 1)
         check_int("max_len", self.max_len, 4)
-        check_int("d_state", self.d_state, 1, 256)
-        check_int("steps", self.steps, 1)
-        check_int("batch", self.batch, 1)
-        check_int("warmup", self.warmup, 0, self.steps)
-        check_float("lr", self.lr, 0.0, 1.0, low_open=True)
-        check_int("n_eval", self.n_eval, 1)
-        check_int("seed", self.seed, 0)
-        check_device(self.device)
+        _check_backbones_and_training(self)
 
 
 def l2m_points(l2m_lengths: Sequence[int], model_widths: Sequence[int], n_heads: int,
@@ -432,16 +437,7 @@ class BoundSettings:
     def __post_init__(self) -> None:
         check_int("copies", self.copies, 1, 256)
         check_int("head_width", self.head_width, 1)
-        check_int("layers", self.layers, 1, 48)
-        check_int("heads", self.heads, 1)
-        check_int("d_state", self.d_state, 1, 256)
-        check_int("steps", self.steps, 1)
-        check_int("batch", self.batch, 1)
-        check_int("warmup", self.warmup, 0, self.steps)
-        check_float("lr", self.lr, 0.0, 1.0, low_open=True)
-        check_int("n_eval", self.n_eval, 1)
-        check_int("seed", self.seed, 0)
-        check_device(self.device)
+        _check_backbones_and_training(self)
 
 
 @lru_cache(maxsize=None)
