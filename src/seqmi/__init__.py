@@ -53,6 +53,7 @@ Models (:mod:`seqmi.models`)
       (MemLSTM, RelLSTM) that step with their memory carried.
     - :mod:`seqmi.models.agent`: the MiniGrid agent (view encoder, memory core, policy
       and value heads).
+
     A new network goes here; how it is trained goes to :mod:`seqmi.recipes`.
 
 Training and sweeps

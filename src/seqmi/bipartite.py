@@ -558,7 +558,7 @@ def document_windows(docs: Sequence[ArrayLike], length: int, per_doc: int,
 class GrowthFit:
     """The exponent ``beta`` of ``I(L) ~ L^beta`` with its 95% interval (:func:`growth_fit`).
 
-    Recorded as it is (:func:`dataclasses.asdict`): its fields are the keys of the
+    Recorded as it is (``dataclasses.asdict``): its fields are the keys of the
     chapter's results.
 
     Attributes

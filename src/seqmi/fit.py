@@ -4,7 +4,7 @@ Every fit returns a frozen dataclass. A fitted quantity is named by the book's n
 (``xi``, ``gamma``; L2M's ``alpha``), its interval ``ci`` when the fit has one quantity
 (:class:`PowerLawFit`, :class:`CorrelationLengthFit`) or ``<name>_ci`` when it has
 several (:class:`DecayFits`, :class:`OffsetFit`); the fits that chapters record are
-recorded field by field (:func:`dataclasses.asdict`, :meth:`OffsetFit.record`).
+recorded field by field (``dataclasses.asdict``, :meth:`OffsetFit.record`).
 
 Shen 2019 fits ``I(tau) = A tau^(-gamma)`` (binary sequences, text) and
 ``I(tau) = I0 exp(-tau / xi)`` (RNN samples) by least squares on the logarithm, using
@@ -312,7 +312,7 @@ def two_point_offset_fit(mi: ArrayLike, min_lag: int,
 class DecayFits:
     """Both fits of one curve ``I(tau)`` (:func:`decay_fits`): exponential (``xi``) and power law (``gamma``).
 
-    Recorded as it is (:func:`dataclasses.asdict`): its fields are the keys of the
+    Recorded as it is (``dataclasses.asdict``): its fields are the keys of the
     chapters' results.
 
     Attributes

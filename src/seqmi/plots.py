@@ -77,7 +77,7 @@ def xi_panel(ax: Axes, series: Sequence[tuple[str, Sequence[float], Sequence[Map
     ----------
     ax : matplotlib.axes.Axes
     series : sequence of (label, xs, fits)
-        One line per entry: ``fits[i]`` is the fit at ``xs[i]`` (a :class:`DecayFits`, or
+        One line per entry: ``fits[i]`` is the fit at ``xs[i]`` (a :class:`~seqmi.fit.DecayFits`, or
         its record read back, with ``xi`` and ``xi_ci``), or ``None`` where the model is
         missing (a pending sweep point). A fit
         whose ``xi`` is infinite (no decay) has no point: the label lists where.

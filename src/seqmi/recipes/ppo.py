@@ -68,7 +68,7 @@ class Episodes:
     views : Tensor, shape (B, T, D)
         Encoded views (zeros after an episode's end).
     actions : Tensor of int64, shape (B, T)
-        Indices into :data:`ACTIONS`.
+        Indices into :data:`seqmi.models.agent.ACTIONS`.
     log_probs, values, rewards : Tensor, shape (B, T)
         Of the acting policy.
     mask : Tensor of bool, shape (B, T)
