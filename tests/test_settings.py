@@ -30,7 +30,7 @@ TRANSFER = ch06.TransferSettings(hidden=8, copy_length=5, copy_steps=4, eval_eve
                                  transfer_lengths=(5, 10), transfer_batch=4, long_length=10, long_steps=0,
                                  long_lr=1e-3, seed=0)
 DENOISE = ch06.DenoiseSettings(hidden=8, length=12, steps=4, eval_every=2, batch=2, lr=1e-3, seed=0)
-PROFILE = ch06.ProfileSettings(hidden=8, length=20, steps=4, batch=2, lr=1e-3, seed=0)
+PROFILE = ch06.ProfileSettings(hidden=8, length=10, steps=4, batch=2, lr=1e-3, seed=0)
 MINIGRID = ch06.MiniGridSettings(train_env="MiniGrid-MemoryS7-v0", test_envs=("MiniGrid-MemoryS9-v0",), hidden=8,
                                  nu=2, rho=2, ppo=PPOConfig(updates=1, n_envs=2), eval_episodes=2, seed=0)
 FAMILY = ch04.FamilySettings(toy_vocab=2, toy_length=8, max_layers=6, max_layers_overwrite=5, fit_from_layer=3,
@@ -77,8 +77,8 @@ BAD = [
     (GRID, "hidden", 1), (GRID, "steps", 0), (GRID, "lr", 1.0), (GRID, "device", "gpu"),
     (TRANSFER, "eval_every", 5), (TRANSFER, "transfer_lengths", [5, 10]), (TRANSFER, "long_length", 20),
     (TRANSFER, "long_steps", -1), (TRANSFER, "long_lr", 0.0),
-    (DENOISE, "length", 5), (DENOISE, "eval_every", 0), (DENOISE, "batch", 0),
-    (PROFILE, "length", 10), (PROFILE, "held_out_batches", 0), (PROFILE, "n_held_out", 0),
+    (DENOISE, "length", 9), (DENOISE, "eval_every", 0), (DENOISE, "batch", 0),
+    (PROFILE, "length", 9), (PROFILE, "held_out_batches", 0), (PROFILE, "n_held_out", 0),
     (MINIGRID, "test_envs", ["MiniGrid-MemoryS9-v0"]), (MINIGRID, "ppo", {"updates": 1}),
     (MINIGRID, "eval_episodes", 0), (MINIGRID, "nu", 0),
     (FAMILY, "toy_length", 13), (FAMILY, "toy_vocab", 1), (FAMILY, "fit_from_layer", 5),

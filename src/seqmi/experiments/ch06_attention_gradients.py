@@ -376,7 +376,7 @@ class DenoiseSettings:
 
     def __post_init__(self) -> None:
         check_int("hidden", self.hidden, 2)
-        check_int("length", self.length, 10)
+        check_int("length", self.length, 10)  # Denoise spreads its 10 symbols over T steps
         check_int("steps", self.steps, 1)
         check_int("eval_every", self.eval_every, 1, self.steps)
         check_int("batch", self.batch, 1)
@@ -461,7 +461,7 @@ class ProfileSettings:
 
     def __post_init__(self) -> None:
         check_int("hidden", self.hidden, 2)
-        check_int("length", self.length, 20)
+        check_int("length", self.length, 10)  # Denoise spreads its 10 symbols over T steps
         check_int("steps", self.steps, 1)
         check_int("batch", self.batch, 1)
         check_float("lr", self.lr, 0.0, 1.0, low_open=True, high_open=True)
