@@ -43,7 +43,7 @@ def check_device(device: Any, name: str = "device") -> DeviceLike:
     torch = sys.modules.get("torch")  # a torch.device exists only once torch is loaded
     if torch is not None and isinstance(device, torch.device):
         if device.type not in DEVICE_CHOICES:
-            raise ValueError(f"{name} must be a cpu or cuda torch.device, got {device!r}")
+            raise ValueError(f"{name} must be one of {list(DEVICE_CHOICES)} or a cpu/cuda torch.device, got {device!r}")
         return device
     return check_choice(name, device, DEVICE_CHOICES)
 
@@ -68,14 +68,8 @@ def resolve_device(device: DeviceLike = "auto") -> "torch.device":
     """
     torch = require("torch")  # imported here: chapters that never touch torch stay fast to start
 
-    if isinstance(device, torch.device):
-        kind = device.type
-    elif isinstance(device, str) and device.startswith("cuda:") and device[5:].isdigit():
-        kind = "cuda"
-    else:
-        kind = check_choice("device", device, DEVICE_CHOICES)
-    if kind not in DEVICE_CHOICES:
-        raise ValueError(f"device must be one of {list(DEVICE_CHOICES)} or a cpu/cuda torch.device, got {device!r}")
+    device = check_device(device)
+    kind = device.type if isinstance(device, torch.device) else device.partition(":")[0]
     if kind == "cpu":
         return torch.device("cpu")
     if kind == "cuda" and not torch.cuda.is_available():
