@@ -1,6 +1,7 @@
 # The book's two commands (see README.md):
 #   make book [PROFILE=quick|reference|full] [ONLY="00 02"]   execute the chapters, render the HTML
 #   make test                                                  run the test suite
+#   make thread-check     the trained chapters' quick claims agree with 1 and 2 CPU threads (CI)
 # Knobs: PYTHON (interpreter for the venv), VENV, VENV_ARGS (e.g. --system-site-packages
 # to reuse a CUDA torch already installed), WHEELS (a folder of wheels for an offline
 # install, see scripts/fetch_wheels.sh), DEVICE (auto|cpu|cuda, overrides every chapter).
@@ -24,7 +25,7 @@ endif
 ONLY_ARGS := $(if $(strip $(ONLY)),--only $(ONLY))
 DEVICE_ARGS := $(if $(strip $(DEVICE)),--device $(DEVICE))
 
-.PHONY: book execute build results test install clean
+.PHONY: book execute build results test thread-check install clean
 
 book: execute build
 
@@ -40,6 +41,11 @@ results: execute
 
 test: $(STAMP)
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# The trained chapters' quick claims with 1 and with 2 CPU threads must agree within what
+# their statistics resolve (CI runs it after the tests; about 10 minutes on two cores).
+thread-check: $(STAMP)
+	$(PY) scripts/thread_check.py
 
 install: $(STAMP)
 

@@ -1,15 +1,56 @@
-"""Shared fixtures: one quick-profile execution of the book per test session."""
+"""Shared fixtures: one quick-profile execution of the book per test session, and the
+suite's CPU threads, set here and nowhere else."""
 
 from __future__ import annotations
 
+import os
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import pytest
 
-from seqmi import book, report
+from seqmi.device import thread_env
+
+# The suite's thread count: OMP_NUM_THREADS as the caller sets it, else one. Exported before
+# any library that sizes a pool at load time is imported (numba reads NUMBA_NUM_THREADS
+# then), so papermill's kernels and every subprocess start with the same pools; a test
+# needing another count takes the `cpu_threads` fixture, which puts this one back.
+SUITE_THREADS = int(os.environ.get("OMP_NUM_THREADS") or 1)
+os.environ.update(thread_env(SUITE_THREADS))
+
+from seqmi import book, report  # noqa: E402  (after the thread environment)
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    from seqmi.device import set_cpu_threads
+
+    set_cpu_threads(SUITE_THREADS)
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    return f"CPU threads (torch, numba, BLAS, OpenMP): {SUITE_THREADS} (OMP_NUM_THREADS sets it)"
+
+
+@pytest.fixture
+def cpu_threads() -> Callable[[int], Any]:
+    """``cpu_threads(n)``: a context in which every CPU pool runs ``n`` threads.
+
+    On leaving it, the pools are back at the suite's count (:data:`SUITE_THREADS`).
+    """
+    from seqmi.device import set_cpu_threads
+
+    @contextmanager
+    def threads(n: int) -> Iterator[int]:
+        set_cpu_threads(n)
+        try:
+            yield n
+        finally:
+            set_cpu_threads(SUITE_THREADS)
+
+    return threads
 
 
 class BookRun:

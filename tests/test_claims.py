@@ -447,6 +447,20 @@ def test_ch05_below_bound_claim():
     assert ch05._below_bound_claim(r).verdict == "not reproduced"
 
 
+
+@pytest.mark.parametrize("factors, verdict", [
+    ([0.60, 0.62, 0.58, 0.61], "reproduced"),  # every seed's map contracts, tightly
+    ([1.20, 1.25, 1.18, 1.22], "not reproduced"),  # every seed's map expands
+    ([0.70, 1.30, 0.90, 1.10], "inconclusive"),  # seeds on both sides of 1
+])
+def test_ch05_lipschitz_window_is_decided_over_seeds(factors, verdict):
+    r = {"profile": "quick", "window_tol": 1e-3, "training": {"tuned_lr": 0.1},
+         "lipschitz": {"contraction": {"rnn": factors}, "lags": [0, 1, 8],
+                       "window": {"rnn": [5.0] * len(factors), "ssm": [3.0] * len(factors)}}}
+    claim = ch05._lipschitz_claim(r)
+    assert claim.verdict == verdict and claim.value == pytest.approx(np.mean(factors))
+    assert verdict != "inconclusive" or "needs ≈" in claim.scale
+
 # ---------------------------------------------------------------- chapter 06
 
 

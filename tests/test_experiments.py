@@ -317,8 +317,8 @@ def test_more_generated_sequences_measure_the_trained_checkpoint_again(tmp_path)
     more = replace(BINARY, n_generate=40)
     assert ch03.training_spec(more) == ch03.training_spec(BINARY) != ch03.training_spec(replace(BINARY, n_train=21))
     again = ch03.binary_point(point, str(tmp_path), more)
-    assert again["train_s"] < first["train_s"], "the final checkpoint is read back, not trained again"
-    assert again["train_busy_s"] == first["train_busy_s"] > 0, "... and it keeps what the training cost"
+    # the final checkpoint is read back, not trained again: a new training would time itself anew
+    assert again["train_busy_s"] == first["train_busy_s"] > 0, "the checkpoint keeps what the training cost"
     assert again["models"][0]["val_loss"] == first["models"][0]["val_loss"]
     assert measured(again["models"][0]) == measured(ch03.binary_point(point, None, more)["models"][0])
 

@@ -33,12 +33,10 @@ CONFIGS = [TrainConfig(lr=0.01, batch_size=B, max_epochs=3, patience=1),
 
 
 @pytest.fixture(params=[1, 2], ids=["1 thread", "2 threads"])
-def threads(request):
+def threads(request, cpu_threads):
     # with two threads torch rounds a lone matrix product differently from a batch of them
-    before = torch.get_num_threads()
-    torch.set_num_threads(request.param)
-    yield request.param
-    torch.set_num_threads(before)
+    with cpu_threads(request.param) as n:
+        yield n
 
 
 def members(task, make_model, indices):

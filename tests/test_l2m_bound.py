@@ -81,11 +81,11 @@ def test_canonical_correlations_and_the_excess():
     assert linear_state_excess(stacked, 0) == pytest.approx(3 * dist.bipartite_mi(), rel=1e-10)
 
 
-def test_trained_linear_model_stays_above_its_bound_and_is_reproducible():
-    torch.set_num_threads(1)
+def test_trained_linear_model_stays_above_its_bound_and_is_reproducible(cpu_threads):
     settings = _settings(copies=1)
-    rec = bound_point(("linear", 2, 16, 0), None, settings)
-    again = bound_point(("linear", 2, 16, 0), None, settings)
+    with cpu_threads(1):
+        rec = bound_point(("linear", 2, 16, 0), None, settings)
+        again = bound_point(("linear", 2, 16, 0), None, settings)
     assert {k: v for k, v in rec.items() if k != "wall_s"} == {k: v for k, v in again.items() if k != "wall_s"}
     rho = SubvolumeGaussian(2).canonical_correlations()
     assert rec["bound"] == pytest.approx(linear_state_excess(rho, 2)) and rec["bound"] > 0.25
@@ -97,12 +97,12 @@ def test_trained_linear_model_stays_above_its_bound_and_is_reproducible():
     assert rec["sum_kl"] > rec["bound"] - 0.1
 
 
-def test_a_transformer_beats_the_linear_bound():
+def test_a_transformer_beats_the_linear_bound(cpu_threads):
     # the bound binds a linear state only: the Transformer's key-value cache goes below
     # E(2) = 3.04 nats (about 2.1 after 300 steps), so the check of the linear models
     # measures something a model can fail
-    torch.set_num_threads(1)
-    rec = bound_point(("transformer", 32, 16, 0), None, _settings(steps=300, warmup=30))
+    with cpu_threads(1):
+        rec = bound_point(("transformer", 32, 16, 0), None, _settings(steps=300, warmup=30))
     assert rec["state_size"] >= 2 * 32 * 8 and rec["bound"] == 0.0
     linear_bound = bound_point(("linear", 2, 16, 0), None, _settings(steps=1, warmup=0))["bound"]
     assert rec["sum_kl"] < linear_bound - 0.5

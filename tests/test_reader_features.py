@@ -50,6 +50,39 @@ def test_run_box_reads_profiles_and_recorded_runs(tmp_path):
     assert re.search(r"\| quick \| [^|]+\| not recorded \| no \|", full_box)
 
 
+
+def test_run_box_gives_a_resumed_runs_total_and_its_passes(tmp_path):
+    root = _box_root(tmp_path)
+    folder = root / "results" / "reference" / CHAPTERS[0]
+    folder.mkdir(parents=True)
+    passes = [{"wall_s": w} for w in (2998.0, 2937.0, 2826.0, 1501.2)]
+    folder.joinpath("provenance.json").write_text(json.dumps(
+        {"wall_s": 1501.2, "passes": passes, "device": "cpu", "machine": "x86_64, 2 CPU cores", "date": "2026-11-26"}))
+    box = book.run_box(root, CHAPTERS[0], "quick")
+    assert ("| reference | `python -m seqmi.book execute --profile reference --only "
+            f"{CHAPTERS[0][:2]}` | 2.9 h in all: 4 passes of 2,998 s, 2,937 s, 2,826 s and 1,501 s on cpu") in box
+
+
+def test_an_execution_records_its_passes_until_no_point_is_pending(tmp_path, monkeypatch):
+    # the chapter's sweeps log what they left pending; a pass that leaves some is continued
+    # by the next execution with the same parameters, and the provenance lists every pass
+    import seqmi.passes
+
+    pending = iter([3, 0])
+
+    def fake_run(notebook, executed, parameters, root):
+        seqmi.passes.log_sweep("binary", 1, next(pending), 1, 0.5)
+        executed.write_text("{}")
+
+    monkeypatch.setattr(book, "run_notebook", fake_run)
+    out = tmp_path / "out"
+    for expected in (1, 2):
+        book.execute(ROOT, "quick", [CHAPTERS[0]], out=out)
+        prov = json.loads((out / "artifacts" / CHAPTERS[0] / "provenance.json").read_text())
+        assert len(prov["passes"]) == expected
+    assert [p["pending"] for p in prov["passes"]] == [3, 0]
+    assert seqmi.passes.SWEEP_LOG_ENV not in __import__("os").environ
+
 def test_run_box_goes_under_the_title(tmp_path):
     import nbformat
 

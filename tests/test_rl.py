@@ -11,13 +11,11 @@ ENV = "MiniGrid-MemoryS7-v0"
 
 
 @pytest.fixture(autouse=True)
-def one_thread():
+def one_thread(cpu_threads):
     """The agents are tiny: one thread (as the chapters use) avoids the pool's overhead, which
     dominates on a busy machine."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+    with cpu_threads(1):
+        yield
 
 
 def test_views_are_one_hot_per_code():

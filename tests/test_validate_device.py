@@ -65,18 +65,14 @@ def test_device_resolution_accepts_a_torch_device():
             resolve_device("cuda:0")
 
 
-def test_set_cpu_threads_sets_every_pool():
-    import os
-
+def test_set_cpu_threads_sets_every_pool(cpu_threads):
     import numba
     import torch
     from threadpoolctl import threadpool_info
 
     from seqmi import device
 
-    before = (torch.get_num_threads(), numba.get_num_threads(), device._CPU_THREADS)
-    try:
-        device.set_cpu_threads(1)
+    with cpu_threads(1):
         assert torch.get_num_threads() == 1
         assert numba.get_num_threads() == 1
         assert all(pool["num_threads"] == 1 for pool in threadpool_info())
@@ -85,37 +81,30 @@ def test_set_cpu_threads_sets_every_pool():
             device.set_cpu_threads(0)
         with pytest.raises(ValueError, match="cpu_threads must be in"):
             device.set_cpu_threads(device.MAX_CPU_THREADS + 1)
-    finally:
-        torch.set_num_threads(before[0])
-        numba.set_num_threads(before[1])
-        device._CPU_THREADS = before[2]
-        from threadpoolctl import threadpool_limits
-
-        threadpool_limits(os.cpu_count())
 
 
-def test_more_cpu_threads_than_cores_are_cut_to_the_cores_with_a_note(capsys, monkeypatch):
+def test_thread_env_names_every_pool_and_checks_its_count():
+    from seqmi.device import THREAD_ENV_NAMES, thread_env
+
+    assert thread_env(2) == {name: "2" for name in THREAD_ENV_NAMES}
+    assert {"OMP_NUM_THREADS", "NUMBA_NUM_THREADS", "OPENBLAS_NUM_THREADS"} <= set(THREAD_ENV_NAMES)
+    with pytest.raises(ValueError, match="threads must be in"):
+        thread_env(0)
+
+
+def test_more_cpu_threads_than_cores_are_cut_to_the_cores_with_a_note(capsys, monkeypatch, cpu_threads):
     import os
 
-    import numba
     import torch
 
     from seqmi import device
 
-    before = (torch.get_num_threads(), numba.get_num_threads(), device._CPU_THREADS)
-    monkeypatch.setattr(os, "cpu_count", lambda: 1)
-    try:
+    with cpu_threads(1):  # the suite's count is back afterwards, on the real core count
+        monkeypatch.setattr(os, "cpu_count", lambda: 1)
         device.set_cpu_threads(8)  # the full profile's 8 on a one-core node
         assert device.cpu_threads() == 1 and torch.get_num_threads() == 1
         assert "cpu_threads=8: this machine has 1 cores, using 1 threads" in capsys.readouterr().out
-    finally:
         monkeypatch.undo()
-        torch.set_num_threads(before[0])
-        numba.set_num_threads(before[1])
-        device._CPU_THREADS = before[2]
-        from threadpoolctl import threadpool_limits
-
-        threadpool_limits(os.cpu_count())
 
 
 @pytest.fixture

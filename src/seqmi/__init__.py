@@ -68,7 +68,8 @@ Training and sweeps
     - :mod:`seqmi.family`: which runs share one family, and the batched recurrence that
       computes all members of a vanilla-RNN family at once.
     - :mod:`seqmi.sweep`: the sweep engine (:func:`seqmi.sweep.run_sweep`): cached,
-      resumable, budgeted, in-process or on Dask.
+      resumable, budgeted, in-process or on Dask; :mod:`seqmi.passes` adds up the wall
+      time of a run resumed over several passes.
     - :mod:`seqmi.experiments`: each chapter's settings records (frozen, checked when
       built) and sweep points, one module per chapter (``chNN_slug``); the torch-free
       readings of chapters 04 and 06's recorded sweeps, shared with their rules
@@ -81,7 +82,8 @@ Conventions
       distributed sweeps ``sweep``, the agents ``rl``, the corpus ``text``
       (``pip install 'seqmi[all]'``). ``seqmi._optional`` names the extra a missing
       package comes with.
-    - :mod:`seqmi.device`: the device argument and the CPU-thread setting.
+    - :mod:`seqmi.device`: the device argument and the CPU-thread setting (one call for
+      every pool of a running process, one environment for the processes it starts).
     - :mod:`seqmi.rng`: named child seeds.
     - :mod:`seqmi.validate`: argument checks with clear messages.
     - :mod:`seqmi.progress`: progress bars that print one line in a notebook.
@@ -90,7 +92,9 @@ The book
     - :mod:`seqmi.report`: chapter results, figures and reference runs.
     - :mod:`seqmi.plots`: figure panels of the chapters (MI curves, correlation
       lengths with intervals, exact MI of linear RNNs, split profiles, position-wise KL).
-    - :mod:`seqmi.claims`: the papers' claims, their rules and verdicts, the scoreboard.
+    - :mod:`seqmi.claims`: the papers' claims, their rules and verdicts, the scoreboard,
+      and whether two runs' claims agree within their statistics
+      (:mod:`seqmi.claims.agreement`).
       A new claim is a row of its chapter's rule module
       (``seqmi.claims.chNN_slug.rules``), computed from the chapter's recorded results
       with :mod:`seqmi.stats` and the experiments' readings, never from a notebook.

@@ -16,6 +16,8 @@ Chapters are the ``notebooks/*`` entries of ``_toc.yml``, jupytext MyST markdown
     executed/<id>.ipynb        the executed notebook
     artifacts/<id>/            the chapter's out_dir: results.json, figures, provenance.json
     manifest.json              status and wall time of every executed chapter
+    passes/<id>.json           the passes of a run resumed over several executions
+                               (seqmi.passes): its provenance gives each and the total
 
 ``build`` stages a copy of the book in which every chapter is its executed notebook,
 writes the claims scoreboard's table (:mod:`seqmi.claims.scoreboard`), turns Jupyter
@@ -48,6 +50,7 @@ from typing import Any
 import yaml
 
 from seqmi.claims import scoreboard
+from seqmi.passes import SWEEP_LOG_ENV, describe, pending_points, record_pass
 from seqmi.report import PROFILE_ENV, PROVENANCE_FILE, RESULTS_FILE, ROOT_ENV, profile_parameters, profile_table
 
 # quick: the parameters cells, for CI and laptops; reference: sized to decide the
@@ -63,6 +66,8 @@ MATHJAX_DIR = Path("_static") / "mathjax"
 REQUIRED_PARAMETERS = ("seed", "device", "out_dir")
 # Folders copied into the staged book next to the executed chapters.
 STAGED_FOLDERS = ("book", "_static")
+# a pass's sweep log (seqmi.passes), in the chapter's output folder
+SWEEP_LOG = "sweeps.jsonl"
 
 
 class BookError(RuntimeError):
@@ -414,13 +419,19 @@ def execute(root: Path, profile: str, only: list[str] | None = None,
         status, error = "ok", None
         os.environ[ROOT_ENV] = str(root)
         os.environ[PROFILE_ENV] = profile
+        os.environ[SWEEP_LOG_ENV] = str((artifacts / SWEEP_LOG).absolute())
         try:
             run_notebook(read_chapter(root, chapter), executed, parameters, root)
         except papermill.PapermillExecutionError as err:
             status, error = "failed", f"{err.ename}: {err.evalue}"
+        finally:
+            del os.environ[SWEEP_LOG_ENV]
         wall = time.perf_counter() - start
         print(f"[{profile}] {chapter}: {status} in {wall:.1f} s" + (f" ({error})" if error else ""), flush=True)
         provenance = _provenance(commit, profile, parameters, wall)
+        provenance["passes"] = record_pass(out / "passes" / f"{chapter}.json", provenance["parameters"],
+                                           wall_s=wall, commit=commit, status=status,
+                                           pending=pending_points(artifacts / SWEEP_LOG))
         (artifacts / PROVENANCE_FILE).write_text(json.dumps(provenance, indent=2) + "\n")
         # read just before writing: two executions into one folder (two chapters run side
         # by side) each add their own entry
@@ -575,9 +586,7 @@ def run_box(root: Path, chapter: str, profile: str, out: Path | None = None) -> 
 def _recorded(prov: dict[str, Any] | None) -> str:
     if prov is None:
         return "not recorded"
-    wall = float(prov.get("wall_s", float("nan")))
-    shown = f"{wall:.0f} s" if wall < 120 else f"{wall / 60:.0f} min"
-    return f"{shown} on {prov.get('device', '?')} ({prov.get('machine', '?')}), {prov.get('date', '?')}"
+    return f"{describe(prov)} on {prov.get('device', '?')} ({prov.get('machine', '?')}), {prov.get('date', '?')}"
 
 
 def _needs_gpu(profile: str, prov: dict[str, Any] | None) -> str:
@@ -742,16 +751,24 @@ def execute_section(root: Path, profile: str, chapter: str, section: str,
     overrides = check_overrides(root, chapter, profile_overrides(root, chapter, profile))
     if extra:
         overrides.update(check_overrides(root, chapter, extra, source="command line"))
-    out = (out or build_dir(root, profile)) / "sections" / chapter / section
+    base = out or build_dir(root, profile)
+    out = base / "sections" / chapter / section
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     parameters = {**overrides, "out_dir": str(out)}
     commit = _git_commit(root)
     os.environ[ROOT_ENV], os.environ[PROFILE_ENV] = str(root), profile
+    os.environ[SWEEP_LOG_ENV] = str((out / SWEEP_LOG).absolute())
     print(f"[{profile}] executing {chapter}, section {section} ...", flush=True)
     start = time.perf_counter()
-    run_notebook(notebook, out / "executed.ipynb", parameters, root)
-    provenance = _provenance(commit, profile, parameters, time.perf_counter() - start)
+    try:
+        run_notebook(notebook, out / "executed.ipynb", parameters, root)
+    finally:
+        del os.environ[SWEEP_LOG_ENV]
+    wall = time.perf_counter() - start
+    provenance = _provenance(commit, profile, parameters, wall)
+    provenance["passes"] = record_pass(base / "passes" / f"{chapter}.{section}.json", provenance["parameters"], wall_s=wall, commit=commit, status="ok",
+                                       pending=pending_points(out / SWEEP_LOG))
     (out / PROVENANCE_FILE).write_text(json.dumps(provenance, indent=2) + "\n")
     return out
 

@@ -167,9 +167,43 @@ def restore_cuda_rng_state(state: dict[str, Any]) -> None:
     torch.cuda.set_rng_state_all(saved)
 
 
-_CPU_THREADS: int | None = None
 #: The most threads :func:`set_cpu_threads` accepts (more than the cores present are cut to them).
 MAX_CPU_THREADS = 1024
+#: The environment variables that size each library's CPU thread pool at start-up: OpenMP
+#: (torch's intra-op pool, libgomp), MKL, OpenBLAS and numba's parallel loops.
+THREAD_ENV_NAMES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS")
+
+
+def thread_env(n: int) -> dict[str, str]:
+    """The environment that starts every CPU thread pool at ``n`` threads.
+
+    For processes started later (papermill's kernels, Dask workers, a test suite's
+    subprocesses): the pools read these variables once, when their library loads, so a
+    process sets them before it starts its children, and :func:`set_cpu_threads` sets the
+    pools of a process that already runs.
+
+    Parameters
+    ----------
+    n : int
+        Threads, ``1 <= n <= MAX_CPU_THREADS``.
+
+    Returns
+    -------
+    dict
+        ``{name: str(n)}`` for every name of :data:`THREAD_ENV_NAMES`.
+
+    Examples
+    --------
+    >>> thread_env(1)["OMP_NUM_THREADS"]
+    '1'
+    """
+    from seqmi.validate import check_int
+
+    check_int("threads", n, 1, MAX_CPU_THREADS)
+    return {name: str(n) for name in THREAD_ENV_NAMES}
+
+
+_CPU_THREADS: int | None = None
 
 
 def set_cpu_threads(n: int) -> None:

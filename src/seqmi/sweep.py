@@ -35,6 +35,8 @@ from typing import Any
 import numpy as np
 
 from seqmi._optional import require
+from seqmi.device import thread_env
+from seqmi.passes import log_sweep
 from seqmi.progress import progress_bar
 from seqmi.validate import check_float, check_int
 
@@ -426,10 +428,12 @@ def run_sweep(points: Iterable[Hashable], compute: Callable[[Any, str | None], d
             _collect(executor, todo, compute, checkpoint_dir, budget, finish, fail)
     finally:
         bar.close()
-    return SweepResult(
+    result = SweepResult(
         name=name, done={p: records[p] for p in order if p in records},
         pending=[p for p in order if p not in records], computed=[p for p in order if p in computed],
         seconds={p: computed[p] for p in order if p in computed}, wall_s=time.perf_counter() - start)
+    log_sweep(name, len(result.done), len(result.pending), len(result.computed), result.wall_s)
+    return result
 
 
 def _collect(executor: Executor, todo: list[Hashable], compute: Callable[[Any, str | None], dict[str, Any]],
@@ -478,8 +482,7 @@ _SCHEDULER_FORMS = ('"" (in this process), "local:N" (N worker processes on this
 #: Environment of every Dask worker process :func:`open_executor` starts: each library's
 #: thread pool at one thread, since a worker runs one point at a time and N workers share
 #: the machine's cores (numba's pool is the parallel ``I(tau)`` estimator's).
-SINGLE_THREADED_ENV = {name: "1" for name in (
-    "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS")}
+SINGLE_THREADED_ENV = thread_env(1)
 
 
 def _parse_scheduler(name: str, value: Any) -> tuple[str, Any]:

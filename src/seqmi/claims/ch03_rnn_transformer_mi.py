@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from seqmi.claims import MIN_SEEDS, Claim, combine, decide, decide_within, profile_of
-from seqmi.stats import Z95, mean_ci, mean_diff_ci, needed_samples, standard_error
+from seqmi.stats import Z95, mean_ci, mean_diff_ci, needed_for_interval, needed_samples, standard_error
 
 SATURATION_WIDTH = 32  # Fig. 1c: ξ grows like ln m up to m ≈ 32, then saturates
 GAMMA_TOLERANCE = 0.15  # the Transformer's exponent counts as the data's within this
@@ -600,7 +600,12 @@ def _text_quality(r: dict[str, Any]) -> Claim:
                      scale + f"; needs at least {MIN_QUALITY_POINTS} character-model seeds (this run: {keep.sum()})",
                      f"{keep.sum()} seeds")
     rho, ci = _spearman_ci(gaps[keep], spelled[keep])
-    return Claim(*claim, rho, ci, rule, decide(ci, 0.0, claim_above=False), TEXT_SUBSTITUTION,
+    verdict = decide(ci, 0.0, claim_above=False)
+    if verdict == "inconclusive":  # the interval's half-width shrinks as 1/√n over seeds
+        n = int(keep.sum())
+        scale += (f"; needs ≈ {needed_for_interval(n, (ci[1] - ci[0]) / 2, rho)} character-model seeds "
+                  f"for an interval of that width to leave 0 out (this run: {n})")
+    return Claim(*claim, rho, ci, rule, verdict, TEXT_SUBSTITUTION,
                  scale + f"; {HEAD_WORDS_NOTE}",
                  f"ρ = {rho:+.2f} [{ci[0]:+.2f}, {ci[1]:+.2f}] over {keep.sum()} seeds; "
                  + "; ".join(f"{name}: spelled {np.nanmean(v):.0%}, mean |Δ ln I| "
