@@ -13,12 +13,14 @@ Usage: ``python scripts/thread_check.py [--only 03 04 05 06] [--out DIR]`` from 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
 
 from seqmi import book, report
 from seqmi.claims.agreement import compare
+from seqmi.device import thread_env
 
 TRAINED = ["03", "04", "05", "06"]  # the chapters whose claims rest on trained models
 THREADS = (1, 2)
@@ -36,6 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     for n in THREADS:
         start = time.perf_counter()
         out = base / str(n)
+        os.environ.update(thread_env(n))  # the kernels' pools start at n too, whatever the caller set
         manifest = book.execute(root, "quick", chapters, extra={"cpu_threads": n}, out=out)
         failed = [c for c, entry in manifest.items() if entry["status"] != "ok"]
         if failed:

@@ -2,6 +2,7 @@
 
 import importlib.util
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -24,6 +25,7 @@ def fake_execute(claims_by_threads, runs):
     """An executor that writes, for each thread count, the given claim list of every chapter."""
 
     def execute(root, profile, chapters, extra=None, out=None):
+        assert os.environ["OMP_NUM_THREADS"] == os.environ["NUMBA_NUM_THREADS"] == str(extra["cpu_threads"])
         runs.append((profile, tuple(chapters), extra))
         for chapter in chapters:
             folder = out / "artifacts" / chapter
@@ -50,6 +52,8 @@ def test_the_check_runs_quick_at_one_and_two_threads_and_fails_beyond_the_statis
     runs = []
     one = claim(0.30, [0.02, 0.50], "reproduced")
     monkeypatch.setattr(book, "execute", fake_execute({1: [one], 2: [two]}, runs))
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS"):
+        monkeypatch.setenv(name, os.environ.get(name, "1"))  # put back after the test
     assert thread_check.main(["--only", "03", "--out", str(tmp_path)]) == code
     assert [(p, extra) for p, _, extra in runs] == [("quick", {"cpu_threads": 1}), ("quick", {"cpu_threads": 2})]
     printed = capsys.readouterr().out

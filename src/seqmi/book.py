@@ -767,7 +767,8 @@ def execute_section(root: Path, profile: str, chapter: str, section: str,
         del os.environ[SWEEP_LOG_ENV]
     wall = time.perf_counter() - start
     provenance = _provenance(commit, profile, parameters, wall)
-    provenance["passes"] = record_pass(base / "passes" / f"{chapter}.{section}.json", provenance["parameters"], wall_s=wall, commit=commit, status="ok",
+    provenance["passes"] = record_pass(base / "passes" / f"{chapter}.{section}.json", provenance["parameters"],
+                                       wall_s=wall, commit=commit, status="ok",
                                        pending=pending_points(out / SWEEP_LOG))
     (out / PROVENANCE_FILE).write_text(json.dumps(provenance, indent=2) + "\n")
     return out
