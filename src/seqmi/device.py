@@ -169,8 +169,8 @@ def restore_cuda_rng_state(state: dict[str, Any]) -> None:
 
 #: The most threads :func:`set_cpu_threads` accepts (more than the cores present are cut to them).
 MAX_CPU_THREADS = 1024
-#: The environment variables that size each library's CPU thread pool at start-up: OpenMP
-#: (torch's intra-op pool, libgomp), MKL, OpenBLAS and numba's parallel loops.
+#: The environment variables that size each library's CPU thread pool when it loads, for
+#: OpenMP (torch's intra-op pool, libgomp), MKL, OpenBLAS and numba's parallel loops.
 THREAD_ENV_NAMES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS")
 
 
