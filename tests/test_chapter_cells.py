@@ -121,3 +121,36 @@ def test_chapter_ends_with_exercises_and_short_solutions(path):
     for i, code in enumerate(solutions, 1):
         n = sum(1 for line in code.splitlines() if line.strip())
         assert n <= MAX_SOLUTION_LINES, f"{path.name}: solution {i} has {n} lines"
+
+
+MAX_OPENING_LINES = 15  # visible code lines before a chapter's first section
+FOLDED = {"hide-input", "hide-cell", "remove-input", "remove-cell"}
+TAGS = re.compile(r"^:tags: \[([^\]]*)\]")
+
+
+def _opening(path: Path) -> list[tuple[int, list[str], list[str]]]:
+    """The code cells before the first ``## `` heading: (line, tags, non-blank code lines)."""
+    text = path.read_text()
+    head = text[:m.start()] if (m := re.search(r"^## ", text, re.M)) else text
+    cells = []
+    for c in CELL.finditer(head):
+        line, src = head[:c.start()].count("\n") + 1, c.group(1)
+        tags = TAGS.match(src.lstrip())
+        names = [t.strip() for t in tags.group(1).split(",")] if tags else []
+        code = [s for s in src.splitlines() if s.strip() and not TAGS.match(s)]
+        cells.append((line, names, code))
+    return cells
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_a_chapter_opens_with_at_most_one_short_visible_setup_cell(path):
+    cells = _opening(path)
+    visible = [(line, code) for line, tags, code in cells if not FOLDED & set(tags)]
+    shown = sum(len(code) for _, code in visible)
+    assert shown <= MAX_OPENING_LINES, f"{path.name}: {shown} visible code lines before the first section"
+    assert len(visible) <= 1, f"{path.name}: visible set-up cells at lines {[line for line, _ in visible]}"
+    # a folded cell says what it does in its first line, a comment the reader sees beside the toggle
+    for line, tags, code in cells:
+        if FOLDED & set(tags) and "parameters" not in tags:
+            assert code and code[0].startswith("# "), f"{path.name}: the folded cell at line {line} " \
+                "does not open with a comment saying what it does"

@@ -448,3 +448,25 @@ def test_subsample_control_scores_the_split_against_same_size_training_subsample
     assert g["train"] < g["null_mean"] and g["z_train"] < 0
     with pytest.raises(ValueError, match="n_rows"):
         ch03.subsample_control(train_rows, valid_mi, train_mi, 61, 5, np.random.default_rng(1))
+
+
+def test_a_record_is_built_from_the_parameters_of_its_field_names():
+    from seqmi.experiments import from_parameters
+    from seqmi.experiments.ch02_binary_sequences import DesignSettings
+
+    chapter = book_parameters("02_binary_sequences")
+    settings = from_parameters(DesignSettings, {**chapter, "unrelated": object()})
+    assert settings == DesignSettings(**{f: chapter[f] for f in DesignSettings.__dataclass_fields__})
+    # the record still checks what it receives, and a field no parameter names is an error naming it
+    with pytest.raises(ValueError, match="n_seq"):
+        from_parameters(DesignSettings, {**chapter, "n_seq": 0})
+    with pytest.raises(ValueError, match=r"DesignSettings needs the parameter\(s\) \['amplitude'\]"):
+        from_parameters(DesignSettings, {k: v for k, v in chapter.items() if k != "amplitude"})
+
+
+def book_parameters(chapter):
+    """A chapter's parameters cell as a dict of its defaults."""
+    from seqmi import book
+
+    root = Path(__file__).resolve().parents[1]
+    return {name: p.default for name, p in book.declared_parameters(book.read_chapter(root, chapter)).items()}
