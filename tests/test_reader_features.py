@@ -96,6 +96,27 @@ def test_run_box_goes_under_the_title(tmp_path):
     assert "".join(cells[1]["source"]) == "x = 1"
 
 
+
+def test_a_folded_cell_is_labelled_by_its_first_comment(tmp_path):
+    import nbformat
+
+    def code(source, tags):
+        return nbformat.v4.new_code_cell(source, metadata={"tags": tags})
+
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# Title"),
+        code("# Set-up: the libraries {and} threads\nimport os", ["setup", "hide-input"]),
+        code("n: int = 3  # size", ["parameters", "hide-input"]),  # no comment first: the default toggle
+        code("# Solution: a hint\nx = 1", ["hide-cell"]),  # a solution's toggle gives nothing away
+        code("# shown\ny = 2", [])])
+    path = tmp_path / "nb.ipynb"
+    nbformat.write(nb, path)
+    book._stage_chapter(path, tmp_path / "staged.ipynb", ":::{admonition} Run this chapter\nbody\n:::")
+    cells = json.loads((tmp_path / "staged.ipynb").read_text())["cells"]
+    prompts = [c["metadata"].get("mystnb", {}).get("code_prompt_show") for c in cells[1:]]
+    assert prompts == ["Set-up: the libraries {{and}} threads", None, None, None]
+    assert "Set-up: the libraries {{and}} threads".format() == "Set-up: the libraries {and} threads"
+
 def test_citation_file_matches_the_book_and_cites_the_papers():
     cff = yaml.safe_load((ROOT / "CITATION.cff").read_text())
     config = yaml.safe_load((ROOT / "_config.yml").read_text())

@@ -597,10 +597,12 @@ def _needs_gpu(profile: str, prov: dict[str, Any] | None) -> str:
 
 def _stage_chapter(executed: Path, target: Path, box: str) -> None:
     """Write the executed chapter to ``target`` as the book renders it: ``box`` under its
-    title (:func:`_insert_run_box`), papermill's cell folded (:func:`_fold_injected_parameters`)."""
+    title (:func:`_insert_run_box`), papermill's cell folded (:func:`_fold_injected_parameters`),
+    folded cells labelled by their first comment (:func:`_label_folded_cells`)."""
     notebook = json.loads(executed.read_text())
     _insert_run_box(notebook, box, executed.name)
     _fold_injected_parameters(notebook)
+    _label_folded_cells(notebook)
     target.write_text(json.dumps(notebook, indent=1) + "\n")
 
 
@@ -629,6 +631,22 @@ def _fold_injected_parameters(notebook: dict[str, Any]) -> None:
         if "injected-parameters" in tags and "hide-input" not in tags:
             cell["metadata"]["tags"] = [*tags, "hide-input"]
 
+
+def _label_folded_cells(notebook: dict[str, Any]) -> None:
+    """Label each folded code cell (``hide-input``) by its first line, when that is a comment.
+
+    The toggle of a folded cell then reads ``Set-up: the libraries ...`` rather than
+    MyST-NB's ``Show code cell source`` (its cell-level ``code_prompt_show``), so that a
+    reader sees what the folded code does without opening it.
+    """
+    for cell in notebook["cells"]:
+        if cell["cell_type"] != "code" or "hide-input" not in cell.get("metadata", {}).get("tags", []):
+            continue
+        first = "".join(cell["source"]).lstrip().split("\n", 1)[0]
+        if first.startswith("# "):
+            # MyST-NB formats the prompt with str.format: braces would be read as fields
+            label = first[2:].strip().replace("{", "{{").replace("}", "}}")
+            cell["metadata"].setdefault("mystnb", {})["code_prompt_show"] = label
 
 def _filter_toc(node: Any, keep: set[str]) -> Any:
     """``_toc.yml`` without the chapter entries not in ``keep`` (and parts left empty)."""
