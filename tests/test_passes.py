@@ -1,6 +1,7 @@
 """A chapter run resumed over several passes: each pass recorded, and the total."""
 
 import json
+import os
 
 import pytest
 
@@ -62,3 +63,16 @@ def test_totals_add_passes_and_sections_and_say_when_a_pass_was_not_timed():
 @pytest.mark.parametrize("seconds, shown", [(42, "42 s"), (1500, "25 min"), (10262, "2.9 h")])
 def test_durations(seconds, shown):
     assert duration(seconds) == shown
+
+
+def test_the_sweep_log_is_named_for_the_context_only(tmp_path, monkeypatch):
+    from seqmi.passes import sweep_log
+
+    monkeypatch.delenv(passes.SWEEP_LOG_ENV, raising=False)
+    with sweep_log(tmp_path / "a.jsonl"):
+        log_sweep("binary", 1, 0, 1, 0.1)
+    assert pending_points(tmp_path / "a.jsonl") == 0 and passes.SWEEP_LOG_ENV not in os.environ
+    monkeypatch.setenv(passes.SWEEP_LOG_ENV, "outer.jsonl")
+    with pytest.raises(RuntimeError), sweep_log(tmp_path / "b.jsonl"):
+        raise RuntimeError  # a failing pass puts the caller's value back too
+    assert os.environ[passes.SWEEP_LOG_ENV] == "outer.jsonl"

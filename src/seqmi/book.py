@@ -50,7 +50,7 @@ from typing import Any
 import yaml
 
 from seqmi.claims import scoreboard
-from seqmi.passes import SWEEP_LOG_ENV, describe, pending_points, record_pass
+from seqmi.passes import describe, pending_points, record_pass, sweep_log
 from seqmi.report import PROFILE_ENV, PROVENANCE_FILE, RESULTS_FILE, ROOT_ENV, profile_parameters, profile_table
 
 # quick: the parameters cells, for CI and laptops; reference: sized to decide the
@@ -419,13 +419,11 @@ def execute(root: Path, profile: str, only: list[str] | None = None,
         status, error = "ok", None
         os.environ[ROOT_ENV] = str(root)
         os.environ[PROFILE_ENV] = profile
-        os.environ[SWEEP_LOG_ENV] = str((artifacts / SWEEP_LOG).absolute())
         try:
-            run_notebook(read_chapter(root, chapter), executed, parameters, root)
+            with sweep_log(artifacts / SWEEP_LOG):
+                run_notebook(read_chapter(root, chapter), executed, parameters, root)
         except papermill.PapermillExecutionError as err:
             status, error = "failed", f"{err.ename}: {err.evalue}"
-        finally:
-            del os.environ[SWEEP_LOG_ENV]
         wall = time.perf_counter() - start
         print(f"[{profile}] {chapter}: {status} in {wall:.1f} s" + (f" ({error})" if error else ""), flush=True)
         provenance = _provenance(commit, profile, parameters, wall)
@@ -648,6 +646,7 @@ def _label_folded_cells(notebook: dict[str, Any]) -> None:
             label = first[2:].strip().replace("{", "{{").replace("}", "}}")
             cell["metadata"].setdefault("mystnb", {})["code_prompt_show"] = label
 
+
 def _filter_toc(node: Any, keep: set[str]) -> Any:
     """``_toc.yml`` without the chapter entries not in ``keep`` (and parts left empty)."""
     if isinstance(node, list):
@@ -776,13 +775,10 @@ def execute_section(root: Path, profile: str, chapter: str, section: str,
     parameters = {**overrides, "out_dir": str(out)}
     commit = _git_commit(root)
     os.environ[ROOT_ENV], os.environ[PROFILE_ENV] = str(root), profile
-    os.environ[SWEEP_LOG_ENV] = str((out / SWEEP_LOG).absolute())
     print(f"[{profile}] executing {chapter}, section {section} ...", flush=True)
     start = time.perf_counter()
-    try:
+    with sweep_log(out / SWEEP_LOG):
         run_notebook(notebook, out / "executed.ipynb", parameters, root)
-    finally:
-        del os.environ[SWEEP_LOG_ENV]
     wall = time.perf_counter() - start
     provenance = _provenance(commit, profile, parameters, wall)
     provenance["passes"] = record_pass(base / "passes" / f"{chapter}.{section}.json", provenance["parameters"],

@@ -20,6 +20,8 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +47,24 @@ def log_sweep(name: str, done: int, pending: int, computed: int, wall_s: float) 
     line = {"sweep": name, "done": done, "pending": pending, "computed": computed, "wall_s": round(wall_s, 2)}
     with open(target, "a") as f:
         f.write(json.dumps(line) + "\n")
+
+
+@contextmanager
+def sweep_log(log: Path) -> Iterator[Path]:
+    """A context in which the chapters started from this process log their sweeps to ``log``.
+
+    ``$SEQMI_SWEEP_LOG`` names the file while the context lasts (kernels started inside it
+    inherit it); on leaving, the variable is as it was before.
+    """
+    before = os.environ.get(SWEEP_LOG_ENV)
+    os.environ[SWEEP_LOG_ENV] = str(log.absolute())
+    try:
+        yield log
+    finally:
+        if before is None:
+            del os.environ[SWEEP_LOG_ENV]
+        else:
+            os.environ[SWEEP_LOG_ENV] = before
 
 
 def pending_points(log: Path) -> int | None:

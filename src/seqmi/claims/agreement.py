@@ -68,6 +68,14 @@ def _close(a: float, b: float, tol: float) -> bool:
     return abs(a - b) <= tol
 
 
+def _relative(va: float, vb: float, rtol: float) -> bool:
+    """Whether two finite values agree to ``rtol`` of the larger; non-finite ones only if equal
+    (two NaNs: both missing)."""
+    if not (math.isfinite(va) and math.isfinite(vb)):
+        return va == vb or (math.isnan(va) and math.isnan(vb))
+    return abs(va - vb) <= rtol * max(abs(va), abs(vb))
+
+
 def numbers_agree(a: dict[str, Any], b: dict[str, Any]) -> tuple[bool, str]:
     """Whether two records of one claim carry the same numbers, within the module's tolerances.
 
@@ -78,20 +86,18 @@ def numbers_agree(a: dict[str, Any], b: dict[str, Any]) -> tuple[bool, str]:
     """
     va, vb = _number(a["value"]), _number(b["value"])
     if a["kind"] == "exact":
-        tol = EXACT_RTOL * max(abs(va), abs(vb), 1e-300) if math.isfinite(va) and math.isfinite(vb) else 0.0
-        return _close(va, vb, tol), f"relative {EXACT_RTOL:g}"
+        return _relative(va, vb, EXACT_RTOL), f"relative {EXACT_RTOL:g}"
     if (a["ci"] is None) != (b["ci"] is None):
         return False, "an interval on one side only"
     if a["ci"] is not None:
         bounds = [(_number(x), _number(y)) for x, y in zip(a["ci"], b["ci"])]
         widths = [abs(_number(c[1]) - _number(c[0])) for c in (a["ci"], b["ci"])]
         if not any(math.isfinite(w) for w in widths):  # unbounded or missing: only the value is a number
-            return _close(va, vb, VALUE_RTOL * max(abs(va), abs(vb))), f"relative {VALUE_RTOL:g}"
+            return _relative(va, vb, VALUE_RTOL), f"relative {VALUE_RTOL:g}"
         tol = math.hypot(*(w / 2 for w in widths if math.isfinite(w)))
         same = _close(va, vb, tol) and all(_close(x, y, tol) or x == y for x, y in bounds)
         return same, f"the two intervals' half-widths combined ({tol:.3g})"
-    tol = VALUE_RTOL * max(abs(va), abs(vb)) if math.isfinite(va) and math.isfinite(vb) else 0.0
-    return _close(va, vb, tol), f"relative {VALUE_RTOL:g}"
+    return _relative(va, vb, VALUE_RTOL), f"relative {VALUE_RTOL:g}"
 
 
 def compare(first: Sequence[dict[str, Any]], second: Sequence[dict[str, Any]]) -> Agreement:
