@@ -50,7 +50,7 @@ from typing import Any
 import yaml
 
 from seqmi.claims import scoreboard
-from seqmi.passes import describe, pending_points, record_pass, sweep_log
+from seqmi.passes import describe, duration, pending_points, record_pass, sweep_log, total_s
 from seqmi.report import PROFILE_ENV, PROVENANCE_FILE, RESULTS_FILE, ROOT_ENV, profile_parameters, profile_table
 
 # quick: the parameters cells, for CI and laptops; reference: sized to decide the
@@ -540,9 +540,10 @@ def stage(root: Path, profile: str, out: Path | None = None, only: list[str] | N
 def run_box(root: Path, chapter: str, profile: str, out: Path | None = None) -> str:
     """The chapter's "Run this chapter" box, as MyST Markdown, from recorded data only.
 
-    One row per profile that sizes the chapter (quick, then those of
-    ``notebooks/profiles.yml`` that name it, in ``PROFILES`` order): the command,
-    the wall time and device of a recorded run, and whether a GPU was needed. The
+    A folded box whose title gives each profile's recorded time (``quick 115 s,
+    reference ≥ 69 min, full 11 min on a GPU``); opened, it shows the command once, then one row per profile that sizes the chapter (quick, then
+    those of ``notebooks/profiles.yml`` that name it, in ``PROFILES`` order): the wall
+    time, device and date of a recorded run, and whether a GPU was needed. The
     profile being built reads this build's ``provenance.json`` (under ``out``); the
     others read ``results/<profile>/<chapter>/provenance.json``.
 
@@ -560,31 +561,50 @@ def run_box(root: Path, chapter: str, profile: str, out: Path | None = None) -> 
     out = out or build_dir(root, profile)
     table = profile_table(root)
     short = chapter.split("_", 1)[0]
-    rows = ["| profile | command | recorded run | GPU |", "| --- | --- | --- | --- |"]
+    rows = ["| profile | recorded run | GPU |", "| --- | --- | --- |"]
+    heads = []
     for name in [p for p in PROFILES if p == "quick" or chapter in (table.get(p) or {})]:
-        command = f"`python -m seqmi.book execute --profile {name} --only {short}`"
         folder = out / "artifacts" / chapter if name == profile else root / "results" / name / chapter
         prov_path = folder / PROVENANCE_FILE
         prov = json.loads(prov_path.read_text()) if prov_path.is_file() else None
-        rows.append(f"| {name} | {command} | {_recorded(prov)} | {_needs_gpu(name, prov)} |")
+        rows.append(f"| {name} | {_recorded(prov)} | {_needs_gpu(name, prov)} |")
+        heads.append(f"{name} {_wall(prov)}")
     source = chapter_path(root, chapter).relative_to(root).as_posix()
+    # Folded under a title that gives every profile's time: open, the box took a screen's
+    # half above the chapter's question. The command is written once, above the table.
     return "\n".join([
-        ":::{admonition} Run this chapter",
-        ":class: tip",
+        f":::{{admonition}} Run this chapter: {', '.join(heads)}",
+        ":class: tip, dropdown",
+        "",
+        f"`python -m seqmi.book execute --profile PROFILE --only {short}`, where PROFILE is",
         "",
         *rows,
         "",
-        f"Set any parameter on top of a profile with papermill's flags, e.g. `-p seed 1`; "
-        f"`python -m seqmi.book list` shows them all. Plain papermill: "
+        f"Set any parameter on top of a profile with papermill's flags, e.g. `-p seed 1` "
+        f"(`python -m seqmi.book list` shows them all), or run papermill itself: "
         f"`jupytext --to ipynb -o - {source} | papermill - out.ipynb -p seed 1`.",
         ":::",
     ])
 
 
-def _recorded(prov: dict[str, Any] | None) -> str:
+def _wall(prov: dict[str, Any] | None) -> str:
+    """A recorded run's total time for the box's title: ``"115 s"``, ``"≥ 69 min"``, ``"11 min on a GPU"``."""
     if prov is None:
         return "not recorded"
-    return f"{describe(prov)} on {prov.get('device', '?')} ({prov.get('machine', '?')}), {prov.get('date', '?')}"
+    total, complete = total_s(prov)
+    gpu = " on a GPU" if str(prov.get("device", "cpu")).startswith("cuda") else ""
+    return f"{'' if complete else '≥ '}{duration(total)}{gpu}"
+
+
+def _recorded(prov: dict[str, Any] | None) -> str:
+    """A recorded run in a few words: its time, where it ran (the GPU, or the CPU cores), when."""
+    if prov is None:
+        return "not recorded"
+    device = str(prov.get("device", "?"))
+    gpu = re.fullmatch(r"cuda \((.+)\)", device)
+    cores = re.search(r"(\d+) CPU cores", str(prov.get("machine", "")))
+    where = gpu.group(1) if gpu else (f"{device}, {cores.group(1)} cores" if cores else device)
+    return f"{describe(prov)}, {where}, {prov.get('date', '?')}"
 
 
 def _needs_gpu(profile: str, prov: dict[str, Any] | None) -> str:

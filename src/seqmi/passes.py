@@ -154,24 +154,14 @@ def duration(seconds: float) -> str:
 
 
 def describe(provenance: dict[str, Any]) -> str:
-    """The total wall time of a recorded run and its passes, in words.
+    """The total wall time of a recorded run, and over how many passes, in words.
 
-    For example ``"2.9 h in all: 4 passes of 2,998, 2,937, 2,826 and 1,501 s"``; a
-    section recorded on top adds ``"; section fig3: 4,492 s"``, and an untimed pass makes
-    the total ``"at least"``.
+    For example ``"2.9 h in 4 passes"``; the passes of sections recorded on top count
+    too, and an untimed pass makes the total ``"at least"``. Each pass's own time stays
+    in the provenance (``passes``, ``sections``).
     """
     total, complete = total_s(provenance)
-    parts = [_passes_text(_own_passes(provenance))]
-    for name, section in (provenance.get("sections") or {}).items():
-        parts.append(f"section {name}: {_passes_text(_own_passes(section))}")
-    many = len(parts) > 1 or len(_own_passes(provenance)) > 1
+    count = len(_own_passes(provenance)) + sum(len(_own_passes(section))
+                                               for section in (provenance.get("sections") or {}).values())
     head = ("" if complete else "at least ") + duration(total)
-    return f"{head} in all: {'; '.join(parts)}" if many else head
-
-
-def _passes_text(passes: list[dict[str, Any]]) -> str:
-    times = [f"{p['wall_s']:,.0f} s" if p.get("wall_s") is not None else "one untimed" for p in passes]
-    if len(times) == 1:
-        return times[0]
-    listed = ", ".join(times[:-1]) + f" and {times[-1]}"
-    return f"{len(times)} passes of {listed}"
+    return f"{head} in {count} passes" if count > 1 else head
