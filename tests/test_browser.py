@@ -205,3 +205,33 @@ def test_a_recorded_figure_is_shown_where_the_chapter_draws_it(book_run, browser
     assert found["before"] and found["label"].startswith("reference run"), found
     assert found["width"] > 0 and found["visible"], found
     assert layout["scroll"] <= layout["client"] and layout["cells"] > 10 and not layout["wide"], layout
+
+
+def test_a_chapter_opens_with_its_question_within_two_laptop_screens(book_run, browser):
+    from seqmi import book
+
+    html = book_run.html().parent
+    browser.set_window_size(1366, 768)  # a laptop screen
+    try:
+        opening = {}
+        for chapter in book.chapters(ROOT):
+            _open(browser, html / "notebooks" / f"{chapter}.html", f"{chapter}-opening")
+            opening[chapter] = browser.execute_script("""
+                const top = el => el ? el.getBoundingClientRect().top + window.scrollY : null;
+                const section = document.querySelector('article section section h2');
+                const box = document.querySelector('article .admonition.tip');
+                // unfolded code cells before the first section, and their lines
+                const cells = [...document.querySelectorAll('article div.cell_input')]
+                    .filter(c => top(c) < top(section) && c.getClientRects().length > 0
+                                 && !c.closest('details:not([open])'))
+                    .map(c => c.innerText.split('\\n').filter(l => l.trim()).length);
+                return {screen: window.innerHeight, section: top(section), box: top(box),
+                        title: (box && box.querySelector('.admonition-title').innerText) || '', cells};
+            """)
+    finally:
+        browser.set_window_size(1280, 1600)
+    for chapter, o in opening.items():
+        # title, question, what it checks and the run box, then the first section: two screens
+        assert o["section"] is not None and o["section"] < 2 * o["screen"], (chapter, o)
+        assert o["box"] is not None and o["box"] < o["section"] and o["title"].startswith("Run this chapter"), o
+        assert all(n <= 15 for n in o["cells"]), f"{chapter}: a visible set-up cell of more than 15 lines: {o}"

@@ -135,11 +135,19 @@ def test_table5_rows(book_run, res):
     # stored claims keep 12 significant digits
     assert transfer["value"] == pytest.approx(res["long_run"]["zero_shot"], rel=1e-11)
     assert "length transfer" in transfer["substitution"]
-    trained = by_id(stored, "kerg2020.table5.copy-long-trained")
-    assert trained["kind"] == "statistical"
+    # the curriculum at T = 1000 cannot fail for want of learning: an illustration, and only where it ran
+    ids = [c["id"] for c in stored]
+    if res["long_run"]["steps"]:
+        assert by_id(stored, "kerg2020.table5.copy-long-trained")["kind"] == "illustration"
+    else:
+        assert "kerg2020.table5.copy-long-trained" not in ids
+    # T = copy_length is no Table 5 length: an illustration, scored on a batch the stopping rule never saw
+    short = by_id(stored, "kerg2020.table5.copy-short")
+    assert short["kind"] == "illustration" and short["value"] == pytest.approx(res["copy_run"]["fresh"]["accuracy"])
     denoise = by_id(stored, "kerg2020.table5.denoise")
     long_run = res["denoise_long"]
-    assert denoise["value"] == pytest.approx(long_run["accuracy"], rel=1e-11)
+    assert long_run["fresh"]["sequences"] * 10 >= 2000
+    assert denoise["value"] == pytest.approx(long_run["fresh"]["accuracy"], rel=1e-11)
     assert long_run["length"] == max(res["task_lengths"])
     assert long_run["updates"] <= long_run["max_steps"] and len(long_run["eval_steps"]) == len(long_run["eval_loss"])
     # Table 5 is the Copy task's: the Denoise row cites Fig. 4 and Table 7, and names our optimiser

@@ -13,7 +13,11 @@ from seqmi import claims, stats
 from seqmi.claims import ch06_attention_gradients as ch06
 from seqmi.experiments import ch06_records as rec
 from seqmi.experiments import ch06_attention_gradients as exp06
-from seqmi.models.attentive_rnn import hidden_gradient_profile
+from seqmi.data.copy_tasks import copy_task, denoise_task
+from seqmi.models.attentive_rnn import hidden_gradient_profile, recall_accuracy
+from seqmi.recipes.copy_tasks import fresh_recall
+from seqmi.rng import child_seed
+from seqmi.sweep import sweep_key
 
 RECORDED = Path(__file__).parents[1] / "results" / "reference" / "06_attention_gradients" / "results.json"
 SETTINGS = [(15, x) for x in rec.SWEPT] + [(x, 15) for x in rec.SWEPT]
@@ -145,23 +149,64 @@ def test_fig3_is_decided_over_seeds_of_trained_models(rho3, recall, verdict):
     assert [c.id for c in decided] == ["kerg2020.fig3.rho-destabilises"]
     fig3 = decided[0]
     assert fig3.verdict == verdict
-    assert fig3.value == pytest.approx(np.mean([x - 0.2 - 0.01 * i for i, x in enumerate(rho3)]))
+    if recall < ch06.PLATEAU_EXIT:
+        # no model enters the comparison: no value, and the way past the plateau is what decides
+        assert fig3.value is None and fig3.ci is None
+        assert "ρ = 3 models trained past the Denoise plateau (after 10,000 updates 0 of 3 were)" in fig3.scale
+    else:
+        assert fig3.value == pytest.approx(np.mean([x - 0.2 - 0.01 * i for i, x in enumerate(rho3)]))
     # the decisive seeds are named, and the pilot's set aside
     assert "0–3 set aside for the pilot" in fig3.rule and "32 held-out batches" in fig3.scale
     assert (f"seeds 4–{3 + len(rho3)}" if len(rho3) > 1 else "seed 4") in fig3.rule
-    if recall < ch06.PLATEAU_EXIT:
-        assert "past the Denoise plateau" in fig3.scale
-    elif len(rho3) == 1:
+    if verdict == "inconclusive":
+        assert claims.DECIDES in fig3.scale
+    if len(rho3) == 1:
         assert fig3.ci is None and "≥ 3 seeds" in fig3.scale
-    elif verdict == "inconclusive":
-        need = stats.seeds_to_decide(rec.fig3_contrasts(_decays(rho3))["rho3_margin"])
-        assert f"ask for ≈ {need} seeds per setting" in fig3.scale
+    elif verdict == "inconclusive" and recall >= ch06.PLATEAU_EXIT:
+        contrasts = rec.fig3_contrasts(_decays(rho3)).values()
+        need = max(stats.seeds_to_decide(c) for c in contrasts)
+        hours = 8 * need * 10_000 * ch06.PROFILE_SECONDS_PER_UPDATE / 3600
+        assert f"≈ {need} seeds per setting" in fig3.scale and f"≈ {hours:.0f} core-hours" in fig3.scale
 
 
 def test_fig3_says_when_no_number_of_seeds_decides_it():
     decays = _decays([0.2, 0.21, 0.22])  # rho = 3 exactly as the others: a margin of 0 in every seed
     fig3 = ch06.rules(_fig3(decays))[0]
     assert fig3.verdict == "inconclusive" and "too close to 0" in fig3.scale
+
+
+def test_a_model_on_the_plateau_keeps_its_seed_out_of_the_contrasts_that_read_it():
+    recall = {f"nu={nu},rho={rho}": np.full(4, 0.99) for nu, rho in SETTINGS}
+    recall["nu=15,rho=3"][0] = 0.3  # seed 0's rho = 3 model: out of both contrasts
+    recall["nu=25,rho=15"][1] = 0.2  # seed 1's nu = 25 model: out of the range gap only
+    past = ch06._past_plateau(recall, 4)
+    assert past["rho3_margin"].tolist() == [False, True, True, True]
+    assert past["range_gap"].tolist() == [False, False, True, True]
+    # no recorded recall: no model is known to be past the plateau
+    assert not ch06._past_plateau(None, 4)["rho3_margin"].any()
+
+
+@pytest.mark.parametrize("margins, gaps, verdict", [
+    ([1.0, 1.1, 0.9], [0.5, 0.6, 0.4], "reproduced"),
+    ([-1.0, -1.1, -0.9], [0.5, 0.6, 0.4], "not reproduced"),  # rho = 3 decays less than a larger rho
+    ([1.0, 1.1, 0.9], [-0.5, -0.6, -0.4], "not reproduced"),  # nu has more leverage than rho
+    ([1.0, -1.0, 0.5], [0.5, 0.6, 0.4], "inconclusive"),  # the margin's interval straddles 0
+    ([1.0, 1.1], [0.5, 0.6], "inconclusive"),  # two seeds past the plateau: fewer than MIN_SEEDS
+])
+def test_fig3_decision_on_the_contrasts_of_the_seeds_that_enter(margins, gaps, verdict):
+    assert ch06._decide_fig3(np.array(margins), np.array(gaps)) == verdict
+
+
+def test_the_recorded_fig3_reads_only_its_models_past_the_plateau():
+    r = json.loads(RECORDED.read_text())["results"]
+    fig3 = claims.by_id(ch06.rules(r), "kerg2020.fig3.rho-destabilises")
+    recall = {k: np.array(v) for k, v in r["gradient_accuracy"].items()}
+    margins = rec.fig3_contrasts(rec.gradient_decays(r["gradient_profiles"], 100))["rho3_margin"]
+    entered = ch06._past_plateau(recall, len(margins))["rho3_margin"]
+    # the pooled median recall is 99%, but only the seeds whose rho models all left the plateau enter
+    assert fig3.verdict == "inconclusive" and fig3.value == pytest.approx(margins[entered].mean())
+    assert entered.sum() < claims.MIN_SEEDS and claims.DECIDES in fig3.scale
+    assert "past the Denoise plateau" in fig3.scale.split(claims.DECIDES)[1]
 
 
 def test_a_recording_before_the_averaged_profiles_is_decided_on_its_one_batch():
@@ -172,7 +217,8 @@ def test_a_recording_before_the_averaged_profiles_is_decided_on_its_one_batch():
     r["gradient_accuracy"] = {k: v[:3] for k, v in r["gradient_accuracy"].items()}
     fig3 = claims.by_id(ch06.rules(r), "kerg2020.fig3.rho-destabilises")
     decays = rec.gradient_decays(r["gradient_profiles"], r["settings"]["profile_length"])
-    assert fig3.value == pytest.approx(rec.fig3_contrasts(decays)["rho3_margin"].mean())
+    entered = ch06._past_plateau(r["gradient_accuracy"], 3)["rho3_margin"]
+    assert fig3.value == pytest.approx(rec.fig3_contrasts(decays)["rho3_margin"][entered].mean())
     assert "seeds 0–2," in fig3.scale and "1 held-out batch of 32" in fig3.scale
     assert "set aside" not in fig3.rule
 
@@ -205,8 +251,9 @@ def test_table4_reads_and_names_the_seeds_of_a_fresh_run():
         assert "seeds 10–12 (seeds 0–9 set aside for the pilot)" in c.rule and "seeds 10–12" in c.scale
     # the seed count asked for is the t-interval count at the run's means and spreads
     assert rows[0].verdict == "inconclusive"
-    assert f"asks for ≈ {stats.seeds_to_decide(rel, threshold=0.5)} seeds" in rows[0].scale
-    assert f"asks for ≈ {stats.seeds_to_decide(rel, base)} seeds" in rows[1].scale
+    decides = [c.scale.split(claims.DECIDES)[1] for c in rows]
+    assert decides[0].startswith(f"≈ {stats.seeds_to_decide(rel, threshold=0.5)} seeds per kind")
+    assert decides[1].startswith(f"≈ {stats.seeds_to_decide(rel, base)} seeds per kind")
 
 
 def test_a_sweep_recorded_before_the_seed_offset_starts_at_seed_0():
@@ -214,10 +261,39 @@ def test_a_sweep_recorded_before_the_seed_offset_starts_at_seed_0():
     assert "first_seed" not in r["minigrid"]
     assert rec.minigrid_seeds(r["minigrid"]) == range(r["minigrid"]["replicates"])
     assert "seeds 0–6 of" in claims.by_id(ch06.rules(r), "kerg2020.table4.memory-train").rule
-    # its seeds were raised after looking: the interval that excludes 0.5 is the pilot's, held back
+    # its seeds were raised after looking: it is the pilot, and no row of it decides, whatever its interval
+    for row in ("solved", "train", "transfer"):
+        c = claims.by_id(ch06.rules(r), f"kerg2020.table4.memory-{row}")
+        assert c.verdict == "inconclusive" and "these 7 seeds are the pilot" in c.scale
+        assert claims.would_decide(f"the decisive run the reference profile configures: "
+                                   f"{ch06.DECISIVE_MINIGRID_SEEDS} fresh seeds per kind") in c.scale
     solved = claims.by_id(ch06.rules(r), "kerg2020.table4.memory-solved")
-    assert solved.verdict == "inconclusive" and "reproduced by its interval, held back" in solved.scale
-    assert solved.ci[0] > 0.5
+    assert "by its interval alone: reproduced" in solved.scale and solved.ci[0] > 0.5
+
+
+def test_the_decisive_minigrid_run_is_the_one_the_reference_profile_configures():
+    import yaml
+
+    profiles = yaml.safe_load((RECORDED.parents[3] / "notebooks" / "profiles.yml").read_text())
+    reference = profiles["reference"]["06_attention_gradients"]
+    assert reference["minigrid_replicates"] == ch06.DECISIVE_MINIGRID_SEEDS
+    # its seeds are fresh: past every seed of the pilot
+    recorded = json.loads(RECORDED.read_text())["results"]["minigrid"]
+    assert reference["minigrid_seed_offset"] >= recorded["replicates"]
+
+
+@pytest.mark.parametrize("groups, threshold, verdict", [
+    (([0.95, 0.97, 0.99],), 0.5, "reproduced"),
+    (([0.30, 0.31, 0.29],), 0.5, "not reproduced"),
+    (([0.30, 0.70, 0.95],), 0.5, "inconclusive"),
+    (([0.95, 0.97],), 0.5, "inconclusive"),  # two seeds: fewer than MIN_SEEDS
+    (([0.95, 0.97, 0.99], [0.40, 0.45, 0.42]), 0.0, "reproduced"),
+    (([0.40, 0.45, 0.42], [0.95, 0.97, 0.99]), 0.0, "not reproduced"),
+    (([0.45, 0.75, 0.60], [0.55, 0.72, 0.60]), 0.0, "inconclusive"),
+])
+def test_table4_decision_over_seeds(groups, threshold, verdict):
+    decided, ci = ch06._decide_table4(tuple(np.array(g) for g in groups), threshold)
+    assert decided == verdict and ci[0] < ci[1]
 
 
 PROFILE = exp06.ProfileSettings(hidden=4, length=T, steps=2, batch=2, lr=0.01, seed=0, n_held_out=3,
@@ -225,9 +301,6 @@ PROFILE = exp06.ProfileSettings(hidden=4, length=T, steps=2, batch=2, lr=0.01, s
 
 
 def test_a_profile_is_the_geometric_mean_over_its_held_out_batches():
-    from seqmi.data.copy_tasks import denoise_task
-    from seqmi.rng import child_seed
-
     torch.manual_seed(0)
     model = exp06.TaskModel("relrnn", exp06.N_IN, exp06.N_OUT, 4, nu=3, rho=2)
     cpu = torch.device("cpu")
@@ -253,7 +326,9 @@ def test_profile_point_records_the_averaged_profile_and_its_seed_decides_the_mod
 
 @pytest.mark.parametrize("section, n_cells, saved_keys", [
     ("fig3", 3, ("gradient_profiles=", "gradient_accuracy=", "fig3_settings=")),
-    ("table4", 2, ("minigrid=",))])
+    ("table4", 2, ("minigrid=",)),
+    # Table 5 by length transfer and the Denoise run: recorded again for their fresh held-out batches
+    ("copy-denoise", 5, ("copy_run=", "transfer=", "long_run=", "denoise_long="))])
 def test_a_section_is_its_cells_the_parameters_and_the_setup(section, n_cells, saved_keys):
     from seqmi.book import find_root, section_notebook
 
@@ -268,7 +343,8 @@ def test_a_section_is_its_cells_the_parameters_and_the_setup(section, n_cells, s
 
 
 def _lstm_results(accuracy_at_10: float, steps_to_99, transfer: dict[int, float]) -> dict:
-    return {"settings": {"transfer_batch": 500}, "copy_run": {"length": 10, "lr": 1e-2}, "profile": "reference",
+    return {"settings": {"transfer_batch": 500}, "copy_run": {"length": 10, "lr": 1e-2, "seconds_per_update": 0.004},
+            "profile": "reference",
             "transfer_training": {"lstm": {"updates": 5000, "accuracy": accuracy_at_10, "steps_to_99": steps_to_99}},
             "transfer": {"lstm": {str(t): a for t, a in transfer.items()}}}
 
@@ -277,8 +353,98 @@ def test_table5_lstm_row_needs_an_lstm_that_learned_copy():
     # the reference run's LSTM: 18.9% at T = 10, chance everywhere after: no evidence about length
     never = ch06._lstm_baseline(_lstm_results(0.1885, None, {100: 0.154, 500: 0.126, 2000: 0.126}))
     assert never.verdict == "inconclusive" and "never learned Copy" in never.scale
+    assert claims.would_decide("an LSTM trained to 99% at T = 10") in never.scale
     # learned at T = 10, perfect to 300 and at chance from 500: Table 5's column
     table = {100: 1.0, 200: 1.0, 300: 0.999, 500: 0.12, 1000: 0.13, 2000: 0.125}
     assert ch06._lstm_baseline(_lstm_results(1.0, 900, table)).verdict == "reproduced"
     # still recalling at T = 1000: not the column's collapse
     assert ch06._lstm_baseline(_lstm_results(1.0, 900, {**table, 1000: 0.9})).verdict == "not reproduced"
+
+
+@pytest.mark.parametrize("transfer, verdict", [
+    ({100: 1.0, 200: 0.999, 500: 0.12, 1000: 0.13}, "reproduced"),
+    ({100: 1.0, 200: 0.999, 500: 0.12, 1000: 0.9}, "not reproduced"),  # still recalling at T = 1000
+    ({100: 0.5, 200: 0.999, 500: 0.12, 1000: 0.13}, "not reproduced"),  # not solved at T = 100
+    ({100: 0.991, 200: 0.999, 500: 0.12, 1000: 0.13}, "inconclusive"),  # 99% inside T = 100's interval
+    ({100: 1.0, 200: 1.0}, "inconclusive"),  # no length where the column falls to chance
+])
+def test_lstm_column_decision(transfer, verdict):
+    assert ch06._decide_lstm_column(transfer, 5000) == verdict
+
+
+def _copy_results(fresh: dict | None, long_steps: int = 300, zero_shot: float = 0.9996,
+                  steps_to_99: int | None = 900) -> dict:
+    """The recorded reference results with the Copy run's fresh batch and fine-tuning as given."""
+    r = json.loads(RECORDED.read_text())["results"]
+    if fresh is not None:
+        r["copy_run"]["fresh"] = fresh
+    r["copy_run"]["steps_to_99"] = steps_to_99
+    r["long_run"].update(steps=long_steps, zero_shot=zero_shot)
+    return r
+
+
+def test_copy_at_its_training_length_is_an_illustration_decided_on_a_fresh_batch():
+    # recorded before the fresh batch: the batch it stopped on reaches 99% whenever it stops
+    old = claims.by_id(ch06.rules(_copy_results(None)), "kerg2020.table5.copy-short")
+    assert old.kind == "illustration" and old.verdict == "passed" and "can only pass" in old.rule
+    assert "not a Table 5 row" in old.rule and old.design is None
+    for accuracy, outcome in ((0.999, "passed"), (0.95, "failed")):
+        c = claims.by_id(ch06.rules(_copy_results({"accuracy": accuracy, "sequences": 500})),
+                         "kerg2020.table5.copy-short")
+        assert c.verdict == outcome and c.value == accuracy and "fresh held-out sequences" in c.rule
+
+
+def test_the_curriculum_at_t1000_is_an_illustration_and_no_table5_row():
+    c = claims.by_id(ch06.rules(_copy_results(None)), "kerg2020.table5.copy-long-trained")
+    # it already recalls at T = 1000 before the fine-tuning: a check that cannot fail for want of learning
+    assert c.kind == "illustration" and c.verdict == "passed" and "cannot fail" in c.rule
+    assert "from scratch" in c.scale and "200,000 updates" in c.scale
+    # no fine-tuning, no row: Table 5 trained at T from scratch has none
+    ids = [x.id for x in ch06.rules(_copy_results(None, long_steps=0))]
+    assert "kerg2020.table5.copy-long-trained" not in ids
+
+
+@pytest.mark.parametrize("zero_shot, steps_to_99, verdict", [
+    (0.9996, 900, "reproduced"),
+    (0.5, 900, "not reproduced"),  # it learnt Copy at T = 10 and does not recall at T = 1000
+    (0.5, None, "inconclusive"),  # it never learnt Copy where it trained: no evidence about length
+    (0.991, 900, "inconclusive"),  # 99% inside the interval of 5,000 symbols
+])
+def test_length_transfer_is_decided_on_the_transfer_tests_fresh_sequences(zero_shot, steps_to_99, verdict):
+    c = claims.by_id(ch06.rules(_copy_results(None, zero_shot=zero_shot, steps_to_99=steps_to_99)),
+                     "kerg2020.table5.copy-long-transfer")
+    assert c.kind == "statistical" and c.verdict == verdict and c.value == zero_shot
+    assert "5,000 fresh held-out symbols" in c.rule and c.design.power.startswith("5,000 symbols: power")
+    assert verdict != "inconclusive" or claims.DECIDES in c.scale
+
+
+@pytest.mark.parametrize("folder", ["reference", "full"])
+def test_every_recorded_statistical_row_has_a_design_and_every_undecided_one_says_what_decides_it(folder):
+    r = json.loads((RECORDED.parents[1].parent / folder / RECORDED.parent.name / "results.json").read_text())
+    decided = [c for c in ch06.rules(r["results"]) if c.kind == "statistical"]
+    assert decided and all(c.design is not None for c in decided)
+    assert all(claims.DECIDES in c.scale for c in decided if c.verdict == "inconclusive")
+
+
+def test_a_fresh_batch_is_none_the_stopping_rule_saw():
+    def sample(n: int, seed: int):
+        return copy_task(n, 10, seed)
+
+    torch.manual_seed(0)
+    model = exp06.TaskModel("relrnn", exp06.N_IN, exp06.N_OUT, 4, nu=3, rho=2)
+    tokens, targets = (torch.as_tensor(a) for a in sample(6, child_seed(7, "fresh")))
+    assert fresh_recall(model, sample, 7, 6, "cpu") == recall_accuracy(model, tokens, targets, 10)
+    # the stopping rule's batch is another draw
+    assert not np.array_equal(sample(6, child_seed(7, "fresh"))[0], sample(6, child_seed(7, "eval"))[0])
+
+
+def test_the_denoise_run_records_its_fresh_batch_and_a_new_one_is_a_new_cache_key():
+    settings = exp06.DenoiseSettings(hidden=4, length=10, steps=2, eval_every=1, batch=2, lr=0.01, seed=0,
+                                     fresh_batch=3)
+    record = exp06.denoise_point(0, None, settings)
+    assert record["fresh"]["sequences"] == 3 and 0.0 <= record["fresh"]["accuracy"] <= 1.0
+    # a recording made before the fresh batch is not read back from the cache as if it had one
+    other = exp06.DenoiseSettings(hidden=4, length=10, steps=2, eval_every=1, batch=2, lr=0.01, seed=0)
+    assert sweep_key("denoise-long", 0, settings) != sweep_key("denoise-long", 0, other)
+    with pytest.raises(ValueError, match="fresh_batch"):
+        exp06.DenoiseSettings(hidden=4, length=10, steps=2, eval_every=1, batch=2, lr=0.01, seed=0, fresh_batch=0)

@@ -22,7 +22,8 @@ from seqmi.models.lm import RNNLM
 from seqmi.fit import decay_fits
 from seqmi.info import two_point_mi
 from seqmi.sweep import Budget, OutOfTime
-from seqmi.train import Sequences, TrainConfig, converged
+from seqmi.convergence import converged
+from seqmi.train import Sequences, TrainConfig
 
 TINY = GaussianSettings(token_dim=2, layers=1, heads=2, max_len=16, d_state=2, steps=3, batch=2, warmup=1,
                         lr=1e-3, n_eval=2, seed=0)

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 import seqmi
-from seqmi import book
+from seqmi import book, claims
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = book.chapters(ROOT)
@@ -152,16 +152,32 @@ def test_chapter_pages_have_run_box_and_both_downloads(book_run):
         assert any(cell.get("outputs") for cell in executed["cells"]), f"{chapter}: the .ipynb is not executed"
 
 
-def test_reclaim_decides_recorded_claims_again_from_the_numbers(tmp_path):
+def test_reclaim_decides_recorded_claims_again_and_keeps_their_history(tmp_path):
+    from seqmi.report import decided
+
     root = _box_root(tmp_path)
     shutil.copy2(ROOT / "_toc.yml", root / "_toc.yml")
-    recorded = ROOT / "results" / "full" / CHAPTERS[0] / "results.json"
+    numbers = json.loads((ROOT / "results" / "full" / CHAPTERS[0] / "results.json").read_text())["results"]
+    today = decided(CHAPTERS[0], numbers)
+    first = today["claims"][0]
+    # recorded before rules were hashed, one verdict since changed by its rule
+    stale = {"chapter": CHAPTERS[0], "results": numbers,
+             "claims": [{**first, "verdict": "inconclusive", "scale": "old"}, *today["claims"][1:]]}
     target = root / "results" / "full" / CHAPTERS[0] / "results.json"
-    payload = json.loads(recorded.read_text())
-    stale = {**payload, "claims": [{**payload["claims"][0], "verdict": "inconclusive", "scale": "old"},
-                                   *payload["claims"][1:]]}
     target.write_text(json.dumps(stale))
-    assert book.reclaim(root, "full") == [target]
-    assert json.loads(target.read_text()) == payload  # numbers untouched, claims as the rule decides them
+    [(path, moved)] = book.reclaim(root, "full")
+    assert path == target and moved == [{"id": first["id"],
+                                         "before": {"kind": first["kind"], "verdict": "inconclusive",
+                                                    "value": first["value"], "ci": first["ci"]},
+                                         "after": {k: first[k] for k in ("kind", "verdict", "value", "ci")}}]
+    again = json.loads(target.read_text())
+    # numbers untouched, claims as today's rules decide them, and the data's rules unknown
+    assert {k: again[k] for k in ("results", "claims", "rule_hash")} == {k: today[k] for k in ("results", "claims",
+                                                                                               "rule_hash")}
+    assert again["data_rule_hash"] == claims.UNHASHED
+    assert again["reclaims"][0]["moved"] == moved and again["reclaims"][0]["to_rule"] == today["rule_hash"]
+    # decided again with the same rules: nothing moved, nothing added to the history
+    assert book.reclaim(root, "full") == [(target, [])]
+    assert json.loads(target.read_text())["reclaims"] == again["reclaims"]
     with pytest.raises(book.BookError, match="unknown profile 'ful'"):
         book.reclaim(root, "ful")

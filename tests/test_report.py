@@ -18,6 +18,7 @@ def test_results_round_trip_and_claims_table(tmp_path, monkeypatch):
         return [_claim("x.a", "reproduced", "a | b"), _claim("x.b", "not reproduced")]
 
     monkeypatch.setattr(claims, "for_chapter", rule)
+    monkeypatch.setattr(claims, "rule_hash", lambda chapter: "r1")
     monkeypatch.setenv(report.PROFILE_ENV, "quick")
     report.save_results(tmp_path, "xx", {"arr": np.arange(3), "x": np.float64(0.5)})
     payload = json.loads((tmp_path / "results.json").read_text())
@@ -53,6 +54,7 @@ def test_chapter_without_rules_is_an_error(tmp_path):
 
 def test_recorded_dirs_list_full_then_reference(tmp_path, monkeypatch):
     monkeypatch.setattr(claims, "for_chapter", lambda chapter, results: [])
+    monkeypatch.setattr(claims, "rule_hash", lambda chapter: "r1")
     assert report.recorded_dirs("xx", tmp_path) == []
     report.save_results(tmp_path / "results" / "reference" / "xx", "xx", {})
     assert report.recorded_dirs("xx", tmp_path) == [tmp_path / "results" / "reference" / "xx"]

@@ -6,13 +6,17 @@ from seqmi import claims, report
 from seqmi.claims import scoreboard
 
 
-def _write(folder, verdicts, commit="abc", old=False, profile=None):
+DESIGN = claims.Design("a power law", "logarithmic growth", "likelihood ratio", "chapters", "0.8 at beta = 0.3")
+
+
+def _write(folder, verdicts, commit="abc", old=False, profile=None, hashes=("r1", "r1")):
     folder.mkdir(parents=True)
     rows = [claims.Claim(f"shen2019.x.c{i}", "Fig. 1", "s", "statistical", 0.5, [0.1, 0.9], "r", v, "",
-                         "quick: n = 1").as_dict() for i, v in enumerate(verdicts)]
+                         "quick: n = 1", design=DESIGN).as_dict() for i, v in enumerate(verdicts)]
     if old:
         rows = [{"claim": "s", "source": "Fig. 1", "measured": "0.5", "verdict": "reproduced"}]
-    (folder / "results.json").write_text(json.dumps({"chapter": folder.name, "results": {}, "claims": rows}))
+    (folder / "results.json").write_text(json.dumps({"chapter": folder.name, "results": {}, "claims": rows,
+                                                     "data_rule_hash": hashes[0], "rule_hash": hashes[1]}))
     (folder / "provenance.json").write_text(json.dumps({"commit": commit, "profile": profile or folder.parent.name}))
 
 
@@ -20,7 +24,9 @@ def test_largest_current_run_wins(tmp_path):
     root, live = tmp_path / "book", tmp_path / "out" / "artifacts"
     _write(root / "results" / "full" / "00_a", ["reproduced"], commit="full000000")
     _write(root / "results" / "reference" / "00_a", ["inconclusive"])
-    _write(root / "results" / "reference" / "01_b", ["not reproduced", "inconclusive"], commit="ref1111111")
+    # decided again by a rule edited after its numbers were first decided
+    _write(root / "results" / "reference" / "01_b", ["not reproduced", "inconclusive"], commit="ref1111111",
+           hashes=("r0", "r1"))
     _write(live / "01_b", ["reproduced"], profile="quick")
     _write(root / "results" / "full" / "02_c", [], old=True)  # predates the claim record
     _write(live / "02_c", ["erratum"], commit="live222222", profile="quick")
@@ -30,14 +36,18 @@ def test_largest_current_run_wins(tmp_path):
         ("01_b", "results/reference", "not reproduced"), ("01_b", "results/reference", "inconclusive"),
         ("02_c", "live quick run", "erratum")]
     text = scoreboard.markdown(rows, linked={"00_a"})
-    assert "4 claims from 3 chapters." in text
-    assert "| Shen 2019 | 1 | 1 | 1 | 1 | 4 |" in text
+    assert "4 claims from 3 chapters: 4 exact or statistical" in text
+    assert "| Shen 2019 | 1 | 1 | 1 | 1 | 4 | 0 |" in text
+    assert [r.rule_changed for r in rows] == [False, True, True, False]
+    assert "| {bdg-danger}`not reproduced` † | reference |" in text
     assert "{ref}`00 <claims-00_a>`" in text and "<claims-01_b>" not in text
     assert "results/full (full000000)" in text
     # each row also gives the claim's verdict in the chapter's other current runs
     assert [r.elsewhere for r in rows] == [(("results/reference", "inconclusive"),),
                                            (("live quick run", "reproduced"),), (), ()]
-    assert "read from results/full (full000000). *Scale:* quick: n = 1. *Other runs:* results/reference: inconclusive." in text
+    assert ("read from results/full (full000000). *Scale:* quick: n = 1. *h1:* a power law. *h0:* logarithmic "
+            "growth. *test:* likelihood ratio. *unit:* chapters. *power:* 0.8 at beta = 0.3. *Other runs:* "
+            "results/reference: inconclusive.") in text
     # the table keeps the columns a reader scans, the paper in one word, the verdict as a
     # badge, inside the block that lets its ids wrap
     assert f":::{{div}} {scoreboard.TABLE_CLASS}\n| id | paper |" in text
@@ -56,7 +66,7 @@ def test_each_claim_comes_from_the_largest_run_that_computed_it(tmp_path):
         ("shen2019.x.c0", "results/full", "full000000", "reproduced", (("results/reference", "inconclusive"),)),
         ("shen2019.x.c1", "results/reference", "ref1111111", "not reproduced", ()),
         ("shen2019.x.c2", "results/reference", "ref1111111", "inconclusive", ())]
-    assert "3 claims from 1 chapters." in scoreboard.markdown(rows, linked=set())
+    assert "3 claims from 1 chapters:" in scoreboard.markdown(rows, linked=set())
 
 
 def test_a_stale_recording_never_overrides_a_current_one(tmp_path):
@@ -86,10 +96,14 @@ def test_a_section_recorded_since_counts_with_its_own_parameters(tmp_path):
     folder = root / "results" / "reference" / "00_a"
     _write(folder, ["reproduced"])
     prov = {"commit": "x", "profile": "reference", "parameters": {"steps": 100, "docs": 10},
-            "sections": {"text": {"parameters": {"steps": 100, "docs": 50}}}}
+            "sections": {"text": {"parameters": {"steps": 100, "docs": 50}, "reads": ["docs"]}}}
     (folder / "provenance.json").write_text(json.dumps(prov))
     assert report.stale_parameters(folder, root) == []
     prov["sections"]["text"]["parameters"]["docs"] = 20
+    (folder / "provenance.json").write_text(json.dumps(prov))
+    assert report.stale_parameters(folder, root) == ["docs"]
+    # a section holds today's value of every parameter, but vouches only for those it reads
+    prov["sections"]["text"].update(parameters={"steps": 100, "docs": 50}, reads=["steps"])
     (folder / "provenance.json").write_text(json.dumps(prov))
     assert report.stale_parameters(folder, root) == ["docs"]
 

@@ -52,7 +52,7 @@ LINEAR = ch01.LinearRNNSettings(t_exact=10, n_systems=1, n_stable=1, n_mc=1000, 
                                 hidden_sizes=[1, 2], radii=[0.5], coupling=0.3, mi_lags=50, fit_tolerance=0.02,
                                 n_spins=8, beta_J=-0.5, alpha=1.5)
 DESIGN = ch02.DesignSettings(n_seq=200, length=50, max_lag=20, amplitude=0.1, gamma_min=0.1, gamma_max=1.0,
-                             n_gamma=3, mi_floor=1e-3, gamma_tolerance=0.05, gamma_check_max=0.6, n_batches=10,
+                             n_gamma=3, mi_floor=1e-3, gamma_check_max=0.6, n_batches=10,
                              bias_group=4, bias_gamma=0.5, bias_pairs=1000, bias_replicates=100, rep_n_seq=100,
                              rep_length=20, rep_max_lag=5, rep_n_p=3)
 CONSTRUCTION = ch05.ConstructionSettings(eps_values=[0.1], embed_dims=[8, 1], cond_dims=[1, 2], cond_seeds=1,

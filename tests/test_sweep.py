@@ -148,6 +148,9 @@ def test_budget():
     with pytest.raises(OutOfTime):
         spent.check({})
     assert not current_budget().spent()
+    # what a sweep may spend: no limit, or a spent budget as the smallest positive one
+    assert Budget(0).for_sweep() is None and 0 < spent.for_sweep() <= 1e-9
+    assert 3000 < Budget(3600).for_sweep() <= 3600
 
 
 def test_budget_leaves_points_pending_and_a_second_run_finishes(tmp_path, monkeypatch):

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 import torch
 
+from seqmi.convergence import converged
 from seqmi.models.lm import RNNLM, TransformerLM
-from seqmi.train import (Sequences, Stream, TrainConfig, converged, evaluate, init_seed, lr_factor, order_rng,
+from seqmi.train import (Sequences, Stream, TrainConfig, evaluate, init_seed, lr_factor, order_rng,
                          train)
 
 

@@ -59,7 +59,9 @@ Models (:mod:`seqmi.models`)
 Training and sweeps
     - :mod:`seqmi.train`: the one training loop (:func:`seqmi.train.fit`), restarts and
       configurations trained together (:func:`seqmi.train.train_family`), checkpoints
-      and resume; the language models' loss (:func:`seqmi.train.sequence_loss`).
+      and resume; the language models' loss (:func:`seqmi.train.sequence_loss`);
+      :mod:`seqmi.convergence`, the criterion a run counts as converged by (no torch: the
+      claim rules read it too).
     - :mod:`seqmi.recipes`: one training task a module, each a configuration of that
       loop: :mod:`seqmi.recipes.ngram_lm` (Nandakumar et al.),
       :mod:`seqmi.recipes.gaussian_tokens` (L2M Fig. 4), :mod:`seqmi.recipes.copy_tasks`
@@ -69,7 +71,9 @@ Training and sweeps
       computes all members of a vanilla-RNN family at once.
     - :mod:`seqmi.sweep`: the sweep engine (:func:`seqmi.sweep.run_sweep`): cached,
       resumable, budgeted, in-process or on Dask; :mod:`seqmi.passes` adds up the wall
-      time of a run resumed over several passes.
+      time of a run resumed over several passes; :mod:`seqmi.sections` finds the
+      parameters a chapter's section reads, so that a section recorded on top of a run
+      vouches for those only.
     - :mod:`seqmi.experiments`: each chapter's settings records (frozen, checked when
       built) and sweep points, one module per chapter (``chNN_slug``); the torch-free
       readings of chapters 04 and 06's recorded sweeps, shared with their rules
@@ -92,9 +96,10 @@ The book
     - :mod:`seqmi.report`: chapter results, figures and reference runs.
     - :mod:`seqmi.plots`: figure panels of the chapters (MI curves, correlation
       lengths with intervals, exact MI of linear RNNs, split profiles, position-wise KL).
-    - :mod:`seqmi.claims`: the papers' claims, their rules and verdicts, the scoreboard,
-      and whether two runs' claims agree within their statistics
-      (:mod:`seqmi.claims.agreement`).
+    - :mod:`seqmi.claims`: the papers' claims, their rules, designs and verdicts, the
+      scoreboard, each statistical rule's size and power on data made under its
+      hypotheses (:mod:`seqmi.claims.calibration`), and whether two runs' claims agree
+      within their statistics (:mod:`seqmi.claims.agreement`).
       A new claim is a row of its chapter's rule module
       (``seqmi.claims.chNN_slug.rules``), computed from the chapter's recorded results
       with :mod:`seqmi.stats` and the experiments' readings, never from a notebook.

@@ -49,7 +49,8 @@ from typing import Any
 
 import yaml
 
-from seqmi.claims import scoreboard
+from seqmi.claims import UNHASHED, calibration, scoreboard
+from seqmi.sections import SECTION_PREFIX, SETUP_TAG, parameters_read
 from seqmi.passes import describe, duration, pending_points, record_pass, sweep_log, total_s
 from seqmi.report import PROFILE_ENV, PROVENANCE_FILE, RESULTS_FILE, ROOT_ENV, profile_parameters, profile_table
 
@@ -534,6 +535,10 @@ def stage(root: Path, profile: str, out: Path | None = None, only: list[str] | N
     if (staged / "book" / scoreboard.PAGE_FILE).is_file():
         scoreboard.write(root, chapters(root), out / "artifacts", staged / "book" / scoreboard.TABLE_FILE,
                          set(selected))
+    # the calibration page (book/calibration.md): every statistical rule the scoreboard shows,
+    # run on data made under its h0 and its h1 at the scale of the run it is read from
+    if (staged / "book" / calibration.PAGE_FILE).is_file():
+        calibration.write(root, chapters(root), out / "artifacts", staged / "book" / calibration.TABLE_FILE)
     return staged
 
 
@@ -739,10 +744,6 @@ def record(root: Path, profile: str, only: list[str] | None = None, out: Path | 
     return written
 
 
-SETUP_TAG = "setup"
-SECTION_PREFIX = "section-"
-
-
 def section_notebook(root: Path, chapter: str, section: str) -> Any:
     """The chapter reduced to its parameters, its ``setup`` cells and one tagged section.
 
@@ -850,8 +851,13 @@ def merge_section(root: Path, profile: str, chapter: str, section: str, executed
     if section_provenance.get("profile") != profile:
         raise BookError(f"{executed} ran at profile {section_provenance.get('profile')!r}, not {profile!r}")
     folder = root / "results" / profile / chapter
+    data_rule_hash = None  # a recording begun from the section: its numbers meet today's rules
     if (folder / RESULTS_FILE).is_file():
-        numbers = {**load_results(folder)["results"], **numbers}
+        recorded = load_results(folder)
+        numbers = {**recorded["results"], **numbers}
+        # the recorded numbers keep the rules they first met: the merged run's verdicts are
+        # marked wherever the rules changed since (per chapter: the section's own rows too)
+        data_rule_hash = recorded.get("data_rule_hash", UNHASHED)
         provenance = json.loads((folder / PROVENANCE_FILE).read_text())
     else:
         folder.mkdir(parents=True)
@@ -861,32 +867,72 @@ def merge_section(root: Path, profile: str, chapter: str, section: str, executed
         shutil.copy2(figure, folder / figure.name)
     sections = provenance.setdefault("sections", {})
     sections.pop(section, None)  # last recorded last: staleness reads the sections in this order
+    # the parameters its numbers depend on: staleness takes only these from the section
+    section_provenance["reads"] = sorted(parameters_read(read_chapter(root, chapter).cells, section))
     sections[section] = section_provenance
     # the whole run's parameters stay as they ran; a parameter it did not have is the section's
     provenance["parameters"] = {**section_provenance["parameters"], **provenance["parameters"]}
     (folder / PROVENANCE_FILE).write_text(json.dumps(provenance, indent=2) + "\n")
-    return save_results(folder, chapter, numbers)
+    return save_results(folder, chapter, numbers, data_rule_hash)
 
 
-def reclaim(root: Path, profile: str, only: list[str] | None = None) -> list[Path]:
+def reclaim(root: Path, profile: str, only: list[str] | None = None) -> list[tuple[Path, list[dict[str, Any]]]]:
     """Decide the claims of recorded runs again from their saved numbers, with the current rules.
 
     A claim rule that changes after a run was recorded (a corrected interval, a new
     guard) applies to the recorded numbers without running the chapter again: the
-    numbers, figures and provenance stay as recorded, and only the claims are rewritten
-    (:func:`seqmi.report.save_results`). Chapters without a recorded run are skipped.
+    numbers, figures and provenance stay as recorded, and only the claims are rewritten.
+    Nothing is lost on the way: the recording keeps the rule hash its numbers were first
+    decided with (``data_rule_hash``), so the scoreboard marks its verdicts as decided by
+    a rule changed after the data, and each reclaim that changes the rules appends to
+    ``reclaims`` the date, the two hashes and every claim whose verdict, value or interval
+    moved, before and after. Chapters without a recorded run are skipped.
+
+    Returns
+    -------
+    list of (Path, list of dict)
+        Each rewritten ``results.json`` and the claims that moved in it.
     """
-    from seqmi.report import load_results, save_results
+    from seqmi.report import decided, dump_json, load_results
 
     if profile not in PROFILES:
         raise BookError(f"unknown profile {profile!r}; allowed: {', '.join(PROFILES)}")
     written = []
     for chapter in select(root, only):
         folder = root / "results" / profile / chapter
-        if (folder / RESULTS_FILE).is_file():
-            save_results(folder, chapter, load_results(folder)["results"])
-            written.append(folder / RESULTS_FILE)
+        if not (folder / RESULTS_FILE).is_file():
+            continue
+        old = load_results(folder)
+        new = decided(chapter, old["results"], old.get("data_rule_hash", UNHASHED))
+        moved = moved_claims(old["claims"], new["claims"])
+        history = old.get("reclaims", [])
+        if moved or new["rule_hash"] != old.get("rule_hash", UNHASHED):
+            history = [*history, {"date": time.strftime("%Y-%m-%d"), "from_rule": old.get("rule_hash", UNHASHED),
+                                  "to_rule": new["rule_hash"], "moved": moved}]
+        (folder / RESULTS_FILE).write_text(dump_json({**new, "reclaims": history} if history else new))
+        written.append((folder / RESULTS_FILE, moved))
     return written
+
+
+def _brief(claim: dict[str, Any] | None) -> str:
+    """A claim's verdict, value and interval in one line (``"absent"`` for none)."""
+    if claim is None:
+        return "absent"
+    ci = claim.get("ci")
+    interval = f" [{ci[0]:.4g}, {ci[1]:.4g}]" if ci and None not in ci else ""
+    value = "" if claim.get("value") is None else f" {claim['value']:.4g}"
+    return f"{claim['verdict']}{value}{interval}"
+
+
+def moved_claims(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The claims whose verdict, kind, value or interval differ between two decisions, before and after.
+
+    A claim present on one side only is listed with ``None`` on the other.
+    """
+    keys = ("kind", "verdict", "value", "ci")
+    old, new = ({c["id"]: {k: c.get(k) for k in keys} for c in side} for side in (before, after))
+    return [{"id": i, "before": old.get(i), "after": new.get(i)}
+            for i in dict.fromkeys([*old, *new]) if old.get(i) != new.get(i)]
 
 
 def install_mathjax(root: Path, tarball: Path | None = None) -> Path:
@@ -1008,8 +1054,10 @@ def main(argv: list[str] | None = None) -> int:
             for path in record(root, args.profile, args.only):
                 print(f"recorded {path.relative_to(root)}")
         elif args.command == "reclaim":
-            for path in reclaim(root, args.profile, args.only):
-                print(f"claims decided again: {path.relative_to(root)}")
+            for path, moved in reclaim(root, args.profile, args.only):
+                print(f"claims decided again: {path.relative_to(root)}, {len(moved)} moved")
+                for m in moved:
+                    print(f"  {m['id']}: {_brief(m['before'])} -> {_brief(m['after'])}")
         elif args.command == "mathjax":
             print(f"MathJax in {install_mathjax(root, args.tarball)}")
     except BookError as err:

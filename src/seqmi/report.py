@@ -25,6 +25,7 @@ import numpy as np
 import yaml
 
 from seqmi import claims as claim_rules
+from seqmi.sections import parameters_read
 
 RESULTS_FILE = "results.json"
 PROVENANCE_FILE = "provenance.json"
@@ -61,12 +62,14 @@ def _indented(value: Any, level: int) -> str:
     return json.dumps(value)
 
 
-def save_results(out_dir: str | os.PathLike, chapter: str, results: dict[str, Any]) -> Path:
+def save_results(out_dir: str | os.PathLike, chapter: str, results: dict[str, Any],
+                 data_rule_hash: str | None = None) -> Path:
     """Write ``results.json`` (numbers and claims) into ``out_dir``.
 
     The numbers are written first; the claims are then computed by the chapter's rule
     (:func:`seqmi.claims.for_chapter`) from the JSON as read back, exactly as the tests
-    and the scoreboard compute them, and stored with every field.
+    and the scoreboard compute them, and stored with every field, beside the hash of the
+    rules that decided them (:func:`seqmi.claims.rule_hash`).
 
     Parameters
     ----------
@@ -77,6 +80,9 @@ def save_results(out_dir: str | os.PathLike, chapter: str, results: dict[str, An
     results : dict
         JSON-serialisable numbers (numpy scalars and arrays are converted). The profile
         (``$SEQMI_PROFILE``, ``"interactive"`` outside the executor) is added as ``"profile"``.
+    data_rule_hash : str, optional
+        The rule hash the numbers were first decided with, for numbers decided again
+        (:func:`seqmi.book.reclaim`); fresh numbers take the current one.
 
     Returns
     -------
@@ -87,10 +93,16 @@ def save_results(out_dir: str | os.PathLike, chapter: str, results: dict[str, An
     path.parent.mkdir(parents=True, exist_ok=True)
     numbers = json.loads(json.dumps({"profile": os.environ.get(PROFILE_ENV, "interactive"), **results},
                                     default=_to_json))
-    rows = [c.as_dict() for c in claim_rules.for_chapter(chapter, numbers)]
-    payload = {"chapter": chapter, "results": numbers, "claims": rows}
-    path.write_text(dump_json(payload))
+    path.write_text(dump_json(decided(chapter, numbers, data_rule_hash)))
     return path
+
+
+def decided(chapter: str, numbers: dict[str, Any], data_rule_hash: str | None = None) -> dict[str, Any]:
+    """The ``results.json`` payload of ``numbers``: the claims decided by today's rules, and their hashes."""
+    rows = [c.as_dict() for c in claim_rules.for_chapter(chapter, numbers)]
+    current = claim_rules.rule_hash(chapter)
+    return {"chapter": chapter, "results": numbers, "claims": rows, "rule_hash": current,
+            "data_rule_hash": data_rule_hash or current}
 
 
 def save_numbers(out_dir: str | os.PathLike, name: str, results: dict[str, Any]) -> Path:
@@ -119,6 +131,11 @@ def claims_markdown(payload: dict[str, Any]) -> str:
         cells = (c["statement"], c["source"], f"**{c['verdict']}**", c["kind"], _ours(c), c["rule"],
                  c["substitution"] or "—", c["scale"])
         rows.append("| " + " | ".join(_cell(s) for s in cells) + " |")
+    designs = [f"`{c['id']}`\n: {_cell(claim_rules.design_text(c['design']))}\n" for c in payload["claims"]
+               if c.get("design")]
+    if designs:
+        rows += ["", "How each statistical claim is decided: the paper's hypothesis (h1) against its "
+                 "alternative (h0), the test, the unit of replication and the power.", "", *designs]
     return "\n".join(rows)
 
 
@@ -246,8 +263,9 @@ def profile_parameters(table: dict[str, Any], profile: str, chapter: str) -> dic
 def stale_parameters(folder: Path, root: Path) -> list[str]:
     """The parameters of today's profile that a recorded run ran with other values.
 
-    ``folder`` is ``results/<profile>/<chapter>``; its provenance's ``parameters``, each
-    section's recorded since (in the order recorded) on top, are compared with
+    ``folder`` is ``results/<profile>/<chapter>``; its provenance's ``parameters``, with
+    the parameters each section recorded since reads (:func:`seqmi.sections.parameters_read`,
+    in the order recorded) on top, are compared with
     ``notebooks/profiles.yml`` under ``root`` (execution-only parameters,
     ``EXECUTION_PARAMETERS``, aside). A non-empty answer means the recording is stale:
     it no longer shows what today's profile computes.
@@ -258,13 +276,29 @@ def stale_parameters(folder: Path, root: Path) -> list[str]:
     today = profile_parameters(profile_table(root), profile, chapter)
     prov_path = folder / PROVENANCE_FILE
     provenance = json.loads(prov_path.read_text()) if prov_path.is_file() else {}
-    # sections recorded later ran with the profile of their day (seqmi.book.merge_section)
+    # sections recorded later ran with the profile of their day (seqmi.book.merge_section),
+    # but vouch only for the parameters they read: the rest of their values never reached
+    # the recorded numbers
     ran = provenance.get("parameters", {})
-    for section in provenance.get("sections", {}).values():
-        ran = {**ran, **section.get("parameters", {})}
+    for name, section in provenance.get("sections", {}).items():
+        reads = section.get("reads")
+        if reads is None:
+            reads = _section_reads(root, chapter, name)
+        ran = {**ran, **{k: v for k, v in section.get("parameters", {}).items() if k in reads}}
     missing = object()
     return [name for name, value in today.items()
             if name not in EXECUTION_PARAMETERS and ran.get(name, missing) != value]
+
+
+def _section_reads(root: Path, chapter: str, section: str) -> set[str]:
+    """The parameters ``section`` of the chapter reads today (none if it has no such section any more)."""
+    import jupytext
+
+    path = root / "notebooks" / f"{chapter}.md"
+    try:
+        return parameters_read(jupytext.read(path).cells, section) if path.is_file() else set()
+    except ValueError:
+        return set()
 
 
 def show_reference(chapter: str, root: str | os.PathLike | None = None) -> None:

@@ -76,6 +76,14 @@ class Budget:
         """Seconds left (``inf`` when unlimited, 0 once spent)."""
         return max(0.0, self.deadline - time.time())
 
+    def for_sweep(self) -> float | None:
+        """What the next sweep may spend of this budget: its ``budget_s`` for :func:`run_sweep`.
+
+        ``None`` when the budget is unlimited; a spent budget goes out as the smallest
+        positive one, since :func:`run_sweep` reads 0 as "no limit".
+        """
+        return None if self.seconds == 0 else max(self.remaining(), 1e-9)
+
     def spent(self) -> bool:
         """Whether the budget is used up."""
         return time.time() >= self.deadline

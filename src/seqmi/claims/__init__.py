@@ -14,21 +14,66 @@ Three kinds of claim, kept apart because a reader must be able to tell them apar
     compatible with both outcomes the verdict is ``"inconclusive"`` and the claim says
     what scale would decide it.
 ``"illustration"``
-    The code doing what the text says on a case built for it. It is never evidence for
-    the paper: its verdict is ``"reproduced"`` only when the paper's claim is itself an
-    identity (then the illustration is a check of that identity).
+    The code doing what the text says on a case built for it, or a check that cannot
+    fail. It is never evidence for the paper: its verdict is ``"passed"`` or ``"failed"``
+    (:func:`illustration`), and the scoreboard counts it apart from the reproductions.
+
+A statistical claim carries its :class:`Design`: the paper's hypothesis and the named
+alternative it is tested against, the test, the unit of replication, the margin of an
+equivalence claim and the power at the decisive size. Its rule is calibrated on data made
+under each (:mod:`seqmi.claims.calibration`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any, Sequence
 
 KINDS = ("exact", "statistical", "illustration")
 VERDICTS = ("reproduced", "not reproduced", "inconclusive", "erratum")
+# an illustration's outcome: whether our code did what the text says (never a reproduction)
+CHECKS = ("passed", "failed")
 FIELDS = ("id", "source", "statement", "kind", "value", "ci", "rule", "verdict", "substitution", "scale")
+
+
+@dataclass(frozen=True)
+class Design:
+    """How a statistical claim is decided, declared before the decisive data are seen.
+
+    Attributes
+    ----------
+    h1 : str
+        The paper's hypothesis, as the rule tests it.
+    h0 : str
+        The named alternative the paper argues against (logarithmic growth, exponential
+        decay, no difference, a gain of at least the margin, ...).
+    test : str
+        The statistic and the test that decide between them.
+    unit : str
+        The unit of replication: independently trained seeds for a claim about an
+        architecture, chapters or documents for text, sequences for a data process.
+    power : str
+        The decisive sample size and the power it gives against a stated effect, or why
+        no size decides the claim on our machines.
+    margin : str
+        The margin of an equivalence or non-inferiority claim (TOST), else ``""``.
+    """
+
+    h1: str
+    h0: str
+    test: str
+    unit: str
+    power: str
+    margin: str = ""
+
+    def __post_init__(self) -> None:
+        empty = [name for name in ("h1", "h0", "test", "unit", "power") if not getattr(self, name).strip()]
+        if empty:
+            raise ValueError(f"a claim's design must state {empty}; got {self!r}")
 
 
 @dataclass(frozen=True)
@@ -60,6 +105,9 @@ class Claim:
         that would decide it.
     detail : str
         Our numbers as the table shows them.
+    design : Design or None
+        How a statistical claim is decided (required for ``"statistical"``; a stored dict
+        is read back as a :class:`Design`).
     """
 
     id: str
@@ -73,12 +121,20 @@ class Claim:
     substitution: str
     scale: str
     detail: str = ""
+    design: Design | None = None
 
     def __post_init__(self) -> None:
+        if isinstance(self.design, dict):
+            object.__setattr__(self, "design", Design(**self.design))
         if self.kind not in KINDS:
             raise ValueError(f"claim {self.id!r}: kind must be one of {KINDS}, got {self.kind!r}")
-        if self.verdict not in VERDICTS:
-            raise ValueError(f"claim {self.id!r}: verdict must be one of {VERDICTS}, got {self.verdict!r}")
+        allowed = CHECKS if self.kind == "illustration" else VERDICTS
+        if self.verdict not in allowed:
+            raise ValueError(f"claim {self.id!r}: verdict must be one of {allowed} for kind {self.kind!r}, "
+                             f"got {self.verdict!r}")
+        if (self.kind == "statistical") != (self.design is not None):
+            raise ValueError(f"claim {self.id!r}: a statistical claim, and only one, carries a Design "
+                             f"(kind {self.kind!r}, design {self.design!r})")
         if self.ci is not None and len(self.ci) != 2:
             raise ValueError(f"claim {self.id!r}: ci must be [low, high], got {self.ci!r}")
         if self.verdict == "inconclusive" and self.kind != "statistical":
@@ -99,6 +155,26 @@ class Claim:
 CLAIM_DIGITS = 12
 # a claim about an architecture is decided over at least this many independently trained models
 MIN_SEEDS = 3
+# "does not improve", "matches": the book's one equivalence margin, a relative difference
+# of 10% either way (a common choice for ratios), stated before any decisive run
+EQUIVALENCE_MARGIN = 0.10
+# two one-sided tests at 5% each: the claim is decided by the difference's 90% interval
+EQUIVALENCE_LEVEL = 0.90
+# how an inconclusive claim's scale introduces what would decide it (a test reads it)
+DECIDES = "what would decide it: "
+
+
+def would_decide(what: str) -> str:
+    """The part of an inconclusive claim's scale that says what would decide it.
+
+    Examples
+    --------
+    >>> would_decide("≈ 12 seeds per model (about 3 core-hours)")
+    'what would decide it: ≈ 12 seeds per model (about 3 core-hours)'
+    """
+    if not what.strip():
+        raise ValueError("an inconclusive claim must say what would decide it; got an empty text")
+    return DECIDES + what
 
 
 def _plain(value: Any) -> float | None:
@@ -113,7 +189,7 @@ def check_record(record: dict[str, Any]) -> None:
     missing = [f for f in FIELDS if f not in record]
     if missing:
         raise ValueError(f"claim {record.get('id', '?')!r} lacks the field(s) {missing}")
-    Claim(**{k: record[k] for k in (*FIELDS, "detail") if k in record})
+    Claim(**{k: record[k] for k in (*FIELDS, "detail", "design") if k in record})
 
 
 def exact(passed: bool, erratum: bool = False) -> str:
@@ -123,23 +199,13 @@ def exact(passed: bool, erratum: bool = False) -> str:
     return "reproduced" if bool(passed) else "not reproduced"
 
 
-def illustration(paper_claim_is_identity: bool, passed: bool) -> str:
-    """Verdict of an illustration: it reproduces only a claim that is itself an identity.
+def illustration(passed: bool) -> str:
+    """Outcome of an illustration: ``"passed"`` when our code did what the text says.
 
-    An illustration that shows the code does what the text says, on a case built for it,
-    is reported as ``"not reproduced"`` (it is no evidence) unless the paper's claim is
-    an identity that the illustration checks.
+    An illustration is never evidence for the paper, whatever its outcome; the scoreboard
+    counts it apart from reproductions.
     """
-    return "reproduced" if (paper_claim_is_identity and passed) else "not reproduced"
-
-
-@dataclass(frozen=True)
-class Decision:
-    """A statistical decision and the scale that would settle an undecided one."""
-
-    verdict: str
-    needed: str = ""
-    notes: list[str] = field(default_factory=list)
+    return "passed" if bool(passed) else "failed"
 
 
 def decide(ci: Sequence[float], threshold: float, claim_above: bool = True) -> str:
@@ -173,6 +239,29 @@ def decide_within(ci: Sequence[float], low: float, high: float) -> str:
     return "inconclusive"
 
 
+def decide_equivalence(ci: Sequence[float], margin: float = EQUIVALENCE_MARGIN) -> str:
+    """Decide "no difference beyond ``margin``" by two one-sided tests (TOST).
+
+    ``ci`` is the ``EQUIVALENCE_LEVEL`` (90%) interval of a relative difference (for
+    example ``(b - a) / a``). ``"reproduced"`` when it lies inside ``(-margin, +margin)``:
+    both one-sided tests reject a difference of at least the margin at 5%. ``"not
+    reproduced"`` when it lies wholly outside; otherwise ``"inconclusive"``.
+
+    Examples
+    --------
+    >>> decide_equivalence([-0.05, 0.08]), decide_equivalence([0.12, 0.3]), decide_equivalence([-0.02, 0.2])
+    ('reproduced', 'not reproduced', 'inconclusive')
+    """
+    lo, hi = float(ci[0]), float(ci[1])
+    if math.isnan(lo) or math.isnan(hi):
+        return "inconclusive"
+    if -margin < lo and hi < margin:
+        return "reproduced"
+    if hi <= -margin or lo >= margin:
+        return "not reproduced"
+    return "inconclusive"
+
+
 def combine(verdicts: Sequence[str]) -> str:
     """One verdict from the verdicts of a claim's parts.
 
@@ -189,6 +278,37 @@ def combine(verdicts: Sequence[str]) -> str:
 def module_name(chapter: str) -> str:
     """The rule module of ``chapter``: ``seqmi.claims.ch<NN>_<slug>``."""
     return f"{__name__}.ch{chapter}"
+
+
+def design_text(design: dict[str, Any]) -> str:
+    """A stored design in one line: h1, h0, test, unit, the margin where one applies, power.
+
+    Examples
+    --------
+    >>> design_text({"h1": "a power law", "h0": "logarithmic growth", "test": "likelihood ratio",
+    ...              "unit": "chapters", "power": "0.8 at beta = 0.3", "margin": ""})
+    '*h1:* a power law. *h0:* logarithmic growth. *test:* likelihood ratio. *unit:* chapters. *power:* 0.8 at beta = 0.3.'
+    """
+    parts = [("h1", design["h1"]), ("h0", design["h0"]), ("test", design["test"]), ("unit", design["unit"])]
+    parts += [("margin", design["margin"])] if design.get("margin") else []
+    parts += [("power", design["power"])]
+    return " ".join(f"*{name}:* {text}." for name, text in parts)
+
+
+# the rule hash of a recording made before rules were hashed
+UNHASHED = "unrecorded"
+
+
+def rule_hash(chapter: str) -> str:
+    """A short hash of ``chapter``'s rule module source: it changes whenever a rule is edited.
+
+    A recording stores the hash its numbers were first decided with (``data_rule_hash``)
+    and the one its stored verdicts come from (``rule_hash``): where they differ, a rule
+    changed after the data were seen, and the scoreboard says so.
+    """
+    module = importlib.import_module(module_name(chapter))
+    source = Path(str(module.__file__)).read_bytes()
+    return hashlib.sha256(source).hexdigest()[:12]
 
 
 def for_chapter(chapter: str, results: dict[str, Any]) -> list[Claim]:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from seqmi.claims import VERDICTS, check_record
+from seqmi.claims import CHECKS, UNHASHED, VERDICTS, check_record, design_text
 from seqmi.report import RECORDED_PROFILES, stale_parameters
 PAPERS = {"shen2019": "Shen 2019", "chen2025": "Chen et al. 2025 (L2M)", "kerg2020": "Kerg et al. 2020",
           "nandakumar": "Nandakumar et al.", "primer": "closed forms (primer)", "book": "this book"}
@@ -37,6 +37,18 @@ class Row:
     commit: str
     # the claim's verdict in the chapter's other runs, by origin ("results/reference": "reproduced")
     elsewhere: tuple[tuple[str, str], ...] = ()
+    # its verdict comes from a rule edited after the run's numbers were first decided
+    rule_changed: bool = False
+
+
+def rule_changed(payload: dict[str, Any]) -> bool:
+    """Whether a recording's verdicts come from rules other than those its numbers were first decided with.
+
+    A recording from before rules were hashed counts as changed: its rules may have been
+    edited since, and nothing says they were not.
+    """
+    data = payload.get("data_rule_hash", UNHASHED)
+    return data == UNHASHED or data != payload.get("rule_hash", UNHASHED)
 
 
 def _current(folder: Path) -> bool:
@@ -102,18 +114,20 @@ def collect(root: Path, chapters: list[str], live: Path | None) -> list[Row]:
     for chapter in chapters:
         runs = []
         for folder, origin in chapter_runs(root, chapter, live):
-            claims = json.loads((folder / "results.json").read_text())["claims"]
+            payload = json.loads((folder / "results.json").read_text())
+            claims = payload["claims"]
             for claim in claims:
                 check_record(claim)
             prov_path = folder / "provenance.json"
             commit = json.loads(prov_path.read_text()).get("commit", "?") if prov_path.is_file() else "?"
-            runs.append((origin, str(commit)[:10], {c["id"]: c for c in claims}))
-        ids = list(dict.fromkeys(i for _, _, by_id in sorted(runs, key=lambda r: -len(r[2])) for i in by_id))
+            runs.append((origin, str(commit)[:10], {c["id"]: c for c in claims}, rule_changed(payload)))
+        ids = list(dict.fromkeys(i for _, _, by_id, _ in sorted(runs, key=lambda r: -len(r[2])) for i in by_id))
         for claim_id in ids:
-            holding = [(origin, commit, by_id[claim_id]) for origin, commit, by_id in runs if claim_id in by_id]
-            origin, commit, claim = holding[0]
-            others = tuple((o, c["verdict"]) for o, _, c in holding[1:])
-            rows.append(Row(chapter, claim, origin, commit, others))
+            holding = [(origin, commit, by_id[claim_id], changed) for origin, commit, by_id, changed in runs
+                       if claim_id in by_id]
+            origin, commit, claim, changed = holding[0]
+            others = tuple((o, c["verdict"]) for o, _, c, _ in holding[1:])
+            rows.append(Row(chapter, claim, origin, commit, others, changed))
     return rows
 
 
@@ -133,12 +147,15 @@ def _cell(text: Any) -> str:
 
 
 BADGES = {"reproduced": "bdg-success", "not reproduced": "bdg-danger", "inconclusive": "bdg-warning",
-          "erratum": "bdg-info"}
+          "erratum": "bdg-info", "passed": "bdg-secondary", "failed": "bdg-secondary"}
+# the mark of a verdict decided by a rule edited after its run's numbers were first decided
+CHANGED_MARK = "†"
 
 
 def badge(verdict: str) -> str:
-    """A verdict as a coloured sphinx-design badge."""
-    return f"{{{BADGES[verdict]}}}`{verdict}`"
+    """A verdict as a coloured sphinx-design badge (an illustration's outcome reads "illustration passed")."""
+    text = f"illustration {verdict}" if verdict in CHECKS else verdict
+    return f"{{{BADGES[verdict]}}}`{text}`"
 
 
 def run_label(origin: str) -> str:
@@ -157,33 +174,52 @@ def markdown(rows: list[Row], linked: set[str]) -> str:
     the claim's id. Chapters in ``linked`` get a cross-reference to their claims section
     (a label ``claims-<chapter>`` that every chapter defines); others are named only.
     """
-    totals = Counter(r.claim["verdict"] for r in rows)
-    out = [f"{len(rows)} claims from {len({r.chapter for r in rows})} chapters.", "",
+    evidence = [r for r in rows if r.claim["kind"] != "illustration"]
+    shown = [r for r in rows if r.claim["kind"] == "illustration"]
+    totals = Counter(r.claim["verdict"] for r in evidence)
+    checks = Counter(r.claim["verdict"] for r in shown)
+    out = [f"{len(rows)} claims from {len({r.chapter for r in rows})} chapters: {len(evidence)} exact or "
+           f"statistical, decided below, and {len(shown)} illustrations (checks of our code on cases built "
+           f"for it, never counted as reproduced or not: {checks.get('passed', 0)} passed, "
+           f"{checks.get('failed', 0)} failed).", "",
            "| verdict | claims |", "| --- | ---: |"]
     out += [f"| {badge(v)} | {totals.get(v, 0)} |" for v in VERDICTS]
     papers = list(dict.fromkeys(paper_of(r.claim["id"]) for r in rows))
-    out += ["", "| paper | " + " | ".join(VERDICTS) + " | all |", "| --- |" + " ---: |" * (len(VERDICTS) + 1)]
+    out += ["", "| paper | " + " | ".join(VERDICTS) + " | decided | illustrations |",
+            "| --- |" + " ---: |" * (len(VERDICTS) + 2)]
     for paper in papers:
-        counts = Counter(r.claim["verdict"] for r in rows if paper_of(r.claim["id"]) == paper)
+        counts = Counter(r.claim["verdict"] for r in evidence if paper_of(r.claim["id"]) == paper)
+        n_shown = sum(paper_of(r.claim["id"]) == paper for r in shown)
         out.append(f"| {paper} | " + " | ".join(str(counts.get(v, 0)) for v in VERDICTS)
-                   + f" | {sum(counts.values())} |")
-    out += ["", f":::{{div}} {TABLE_CLASS}", "| id | paper | kind | verdict | run | ch. |",
+                   + f" | {sum(counts.values())} | {n_shown} |")
+    changed = sum(r.rule_changed for r in rows)
+    out += ["", f"{CHANGED_MARK} {changed} verdicts were decided by a rule edited after their run's numbers were "
+            "first decided (or recorded before rules were hashed): their run's rule hash differs from "
+            "today's, and `python -m seqmi.book reclaim` lists what each edit moved.",
+            "", f":::{{div}} {TABLE_CLASS}", "| id | paper | kind | verdict | run | ch. |",
             "| --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         c = r.claim
         where = (f"{{ref}}`{r.chapter[:2]} <claims-{r.chapter}>`" if r.chapter in linked else r.chapter[:2])
         cells = (f"`{c['id']}`", paper_tag(c["id"]), c["kind"])
-        out.append("| " + " | ".join(_cell(x) for x in cells) + f" | {badge(c['verdict'])} | "
+        mark = f" {CHANGED_MARK}" if r.rule_changed else ""
+        out.append("| " + " | ".join(_cell(x) for x in cells) + f" | {badge(c['verdict'])}{mark} | "
                    + _cell(run_label(r.origin)) + f" | {where} |")
     out += [":::", "", "## What decided each claim", "",
             "Each claim's scale (the sizes of the run it was read from, and what would decide it when "
-            "it is inconclusive), the commit of that run, and its verdict in the chapter's other runs.", ""]
+            "it is inconclusive), the commit of that run, and its verdict in the chapter's other runs; "
+            "for a statistical claim, its design: the paper's hypothesis (h1), the alternative it is "
+            "tested against (h0), the test, the unit of replication, the margin of an equivalence claim, "
+            "and the power at the decisive size (each rule's measured size and power: "
+            "{doc}`calibration`).", ""]
     for r in rows:
         c = r.claim
         read = f"{r.origin} ({r.commit})" if r.commit != "?" else r.origin
         others = "; ".join(f"{origin}: {verdict}" for origin, verdict in r.elsewhere) or "—"
-        out += [f"`{c['id']}`", f": {badge(c['verdict'])} read from {_cell(read)}. *Scale:* {_cell(c['scale'])}. "
-                f"*Other runs:* {_cell(others)}.", ""]
+        mark = f" {CHANGED_MARK} rule edited after the data." if r.rule_changed else ""
+        design = f" {_cell(design_text(c['design']))}" if c.get("design") else ""
+        out += [f"`{c['id']}`", f": {badge(c['verdict'])} read from {_cell(read)}.{mark} *Scale:* "
+                f"{_cell(c['scale'])}.{design} *Other runs:* {_cell(others)}.", ""]
     return "\n".join(out) + "\n"
 
 

@@ -29,8 +29,8 @@ class DesignSettings:
         Exponents, evenly spaced, 1 to 50.
     mi_floor : float
         Only ``I(tau)`` above this enters fits and comparisons (below ``amplitude``).
-    gamma_tolerance, gamma_check_max : float
-        Accepted ``|fitted - designed|`` exponent, for exponents up to ``gamma_check_max``.
+    gamma_check_max : float
+        The largest designed exponent whose recovery is claimed.
     n_batches : int
         Groups of sequences for batch-means standard errors.
     bias_group : int
@@ -57,7 +57,6 @@ class DesignSettings:
     gamma_max: float
     n_gamma: int
     mi_floor: float
-    gamma_tolerance: float
     gamma_check_max: float
     n_batches: int
     bias_group: int
@@ -81,7 +80,6 @@ class DesignSettings:
         check_float("gamma_max", self.gamma_max, self.gamma_min)
         check_int("n_gamma", self.n_gamma, 1, 50)
         check_float("mi_floor", self.mi_floor, 0.0, self.amplitude, low_open=True, high_open=True)
-        check_float("gamma_tolerance", self.gamma_tolerance, 0.0, low_open=True)
         check_float("gamma_check_max", self.gamma_check_max, self.gamma_min)
         check_int("bias_group", self.bias_group, 1, self.n_seq // 10)
         check_float("bias_gamma", self.bias_gamma, 0.0, low_open=True)

@@ -46,7 +46,8 @@ from seqmi.models.lm import RNNLM, TransformerLM
 from seqmi.models.wordchar import CharLevelSampler, add_lstm_dropout
 from seqmi.rng import child_seed
 from seqmi.sweep import Budget, current_budget, describe, unkeyed
-from seqmi.train import Sequences, Stream, TrainConfig, TrainResult, converged, train_family
+from seqmi.convergence import converged
+from seqmi.train import Sequences, Stream, TrainConfig, TrainResult, train_family
 from seqmi.validate import check_choice, check_float, check_int, check_int_list, check_multiples, check_type
 
 #: A trained model of a sweep, ``(kind, width, depth)``.
@@ -361,7 +362,7 @@ def run_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.Mo
         over every run that trained it, and ``models``, one record per config: ``seeds``,
         one record per trained model (``mi``, fits, ``mi_sets`` with
         ``sample_sets > 1``, validation loss and its history, epochs, why it stopped,
-        ``converged`` by :func:`seqmi.train.converged`, sampling time, ``head``: the
+        ``converged`` by :func:`seqmi.convergence.converged`, sampling time, ``head``: the
         first ``head_tokens`` tokens of its first sample), and, for the paper's reading
         (the best of its restarts on validation), the fields of the model with the
         lowest validation loss, its index ``best_seed``, every model's validation loss

@@ -8,12 +8,42 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+from numpy.typing import NDArray
+
+
+def collapse_points(l2m_runs: dict[str, dict[str, Any]]) -> tuple[NDArray[np.float64], NDArray[np.float64],
+                                                                  NDArray[np.float64]]:
+    """Every trained Mamba model's bipartite MI per state dimension, average KL and length.
+
+    Each replicate of a pooled record (see
+    :func:`seqmi.experiments.ch04_bipartite_mi_l2m.pool_replicates`) is one point: the
+    independently trained models are the units of Fig. 4(b)'s collapse.
+
+    Parameters
+    ----------
+    l2m_runs : dict
+        The chapter's ``l2m_runs``, keyed ``"<backbone>/d=<width>/L=<length>"``.
+
+    Returns
+    -------
+    (x, kl, lengths)
+        Arrays of one entry per trained Mamba model.
+    """
+    xs, ys, Ls = [], [], []
+    for key, run in l2m_runs.items():
+        if key.startswith("mamba/"):
+            kls = run.get("average_kl_replicates", [run["average_kl"]])
+            xs += [run["bipartite_mi"] / run["state_size"]] * len(kls)
+            ys += list(kls)
+            Ls += [float(key.rsplit("=", 1)[1])] * len(kls)
+    return np.array(xs, dtype=float), np.array(ys, dtype=float), np.array(Ls)
+
 
 def collapse_spearman(l2m_runs: dict[str, dict[str, Any]]) -> tuple[float, int]:
     """Spearman ρ of Mamba's average KL against the bipartite MI per state dimension.
 
-    Every trained Mamba model is one point (each replicate of a pooled record, see
-    :func:`seqmi.experiments.ch04_bipartite_mi_l2m.pool_replicates`), so that the
+    Every trained Mamba model is one point (:func:`collapse_points`), so that the
     interval counts the runs that were made.
 
     Parameters
@@ -27,13 +57,8 @@ def collapse_spearman(l2m_runs: dict[str, dict[str, Any]]) -> tuple[float, int]:
     """
     from scipy import stats
 
-    xs, ys = [], []
-    for key, run in l2m_runs.items():
-        if key.startswith("mamba/"):
-            kls = run.get("average_kl_replicates", [run["average_kl"]])
-            xs += [run["bipartite_mi"] / run["state_size"]] * len(kls)
-            ys += list(kls)
-    return float(stats.spearmanr(xs, ys).statistic), len(xs)
+    x, kl, _ = collapse_points(l2m_runs)
+    return float(stats.spearmanr(x, kl).statistic), len(x)
 
 
 # an exact bound below this (nats) is 0: correlations that vanish come out of the SVD as

@@ -37,10 +37,11 @@ from numpy.typing import NDArray
 
 from seqmi.data.copy_tasks import copy_task, denoise_task
 from seqmi.device import DeviceLike, check_device, resolve_device
+from seqmi.experiments.ch06_records import FRESH_BATCH
 from seqmi.models.attentive_rnn import TaskModel, hidden_gradient_profile, recall_attention_mass, transfer_accuracy
 from seqmi.models.agent import Agent
 from seqmi.models.memory_lstm import KINDS as MEMORY_KINDS
-from seqmi.recipes.copy_tasks import train_task_model
+from seqmi.recipes.copy_tasks import fresh_recall, train_task_model
 from seqmi.recipes.ppo import PPOConfig, evaluate_agent, make_env, train_ppo
 from seqmi.rng import child_seed
 from seqmi.sweep import current_budget, unkeyed
@@ -253,6 +254,10 @@ class TransferSettings:
         Adam learning rate of that fine-tuning.
     seed : int
         The chapter's seed; every stream is a :func:`~seqmi.rng.child_seed` of it.
+    fresh_batch : int
+        Sequences of the fresh held-out batch each model is scored on at ``copy_length``
+        after its run stops (:func:`~seqmi.recipes.copy_tasks.fresh_recall`): the batch
+        the run stopped on chose the reported update, this one did not.
     device : str or torch.device
         Resolved where a point is computed (``"auto"``: the worker's GPU if it has one);
         not part of the cache keys.
@@ -270,6 +275,7 @@ class TransferSettings:
     long_steps: int
     long_lr: float
     seed: int
+    fresh_batch: int = FRESH_BATCH
     device: DeviceLike = unkeyed("cpu")
 
     def __post_init__(self) -> None:
@@ -286,6 +292,7 @@ class TransferSettings:
         check_int("long_steps", self.long_steps, 0)
         check_float("long_lr", self.long_lr, 0.0, 1.0, low_open=True, high_open=True)
         check_int("seed", self.seed, 0)
+        check_int("fresh_batch", self.fresh_batch, 1)
         check_device(self.device)
 
 
@@ -309,16 +316,21 @@ def transfer_point(kind: str, checkpoint_dir: str | None, settings: TransferSett
     dict
         The Copy run: ``updates``, ``steps_to_99`` (None if :data:`TARGET` was not
         reached), ``accuracy``, ``seconds_per_update``, ``step_losses``, ``eval_steps``,
-        ``eval_accuracy``; the test: ``transfer`` (``{str(T): accuracy}``),
+        ``eval_accuracy`` (on the batch the run stopped on); ``fresh``: ``accuracy`` and
+        ``sequences`` of the fresh held-out batch at ``copy_length``, which no stopping rule
+        saw; the test: ``transfer`` (``{str(T): accuracy}``),
         ``symbol_attention_mass`` (``{str(T): mass}``, attentive kinds only, else None);
         ``long_run`` (RelRNN with ``long_steps > 0`` only, else None): ``accuracy``,
         ``seconds_per_update``, ``eval_accuracy``; ``device`` (where it ran).
     """
     dev = resolve_device(settings.device)
     model = _model(kind, settings.hidden, TASK_NU["copy"], RHO, child_seed(settings.seed, "transfer", "init", kind))
+    batches = child_seed(settings.seed, "transfer", "batches")
     run = train_task_model(model, _sampler("copy", settings.copy_length), settings.copy_steps, settings.batch,
-                           settings.lr, child_seed(settings.seed, "transfer", "batches"), dev,
-                           eval_every=settings.eval_every, target=TARGET, desc=f"copy T={settings.copy_length} {kind}")
+                           settings.lr, batches, dev, eval_every=settings.eval_every, target=TARGET,
+                           desc=f"copy T={settings.copy_length} {kind}")
+    fresh = {"accuracy": fresh_recall(model, _sampler("copy", settings.copy_length), batches, settings.fresh_batch,
+                                      dev), "sequences": settings.fresh_batch}
     held_out = child_seed(settings.seed, "transfer", "held-out")
     lengths = list(settings.transfer_lengths)
     transfer = transfer_accuracy(model, copy_task, lengths, settings.transfer_batch, held_out, dev)
@@ -335,7 +347,7 @@ def transfer_point(kind: str, checkpoint_dir: str | None, settings: TransferSett
                     "eval_accuracy": long.eval_metric.tolist()}
     return {"updates": len(run.step_losses), "steps_to_99": run.steps_to_target, "accuracy": float(run.final_metric),
             "seconds_per_update": float(run.seconds_per_step), "step_losses": run.step_losses.tolist(),
-            "eval_steps": run.eval_steps.tolist(), "eval_accuracy": run.eval_metric.tolist(),
+            "eval_steps": run.eval_steps.tolist(), "eval_accuracy": run.eval_metric.tolist(), "fresh": fresh,
             "transfer": {str(T): float(a) for T, a in transfer.items()}, "symbol_attention_mass": mass,
             "long_run": long_run, "device": str(dev)}
 
@@ -360,6 +372,9 @@ class DenoiseSettings:
         Adam learning rate.
     seed : int
         The chapter's seed; every stream is a :func:`~seqmi.rng.child_seed` of it.
+    fresh_batch : int
+        Sequences of the fresh held-out batch the trained model is scored on
+        (:func:`~seqmi.recipes.copy_tasks.fresh_recall`), which the stopping rule never saw.
     device : str or torch.device
         Resolved where a point is computed (``"auto"``: the worker's GPU if it has one);
         not part of the cache keys.
@@ -372,6 +387,7 @@ class DenoiseSettings:
     batch: int
     lr: float
     seed: int
+    fresh_batch: int = FRESH_BATCH
     device: DeviceLike = unkeyed("cpu")
 
     def __post_init__(self) -> None:
@@ -382,6 +398,7 @@ class DenoiseSettings:
         check_int("batch", self.batch, 1)
         check_float("lr", self.lr, 0.0, 1.0, low_open=True, high_open=True)
         check_int("seed", self.seed, 0)
+        check_int("fresh_batch", self.fresh_batch, 1)
         check_device(self.device)
 
 
@@ -401,19 +418,25 @@ def denoise_point(rep: int, checkpoint_dir: str | None, settings: DenoiseSetting
     -------
     dict
         ``updates``, ``steps_to_99`` (None if :data:`TARGET` was not reached),
-        ``accuracy`` (held-out recall after the last update), ``seconds_per_update``,
+        ``accuracy`` (held-out recall after the last update, on the batch the run stops
+        on), ``fresh`` (``accuracy`` and ``sequences`` of a fresh held-out batch, which the
+        stopping rule never saw), ``seconds_per_update``,
         ``eval_steps``, ``eval_accuracy`` and ``eval_loss`` (the mean training loss of the
         updates since the previous evaluation): the curves at every evaluation, not every
         update, so that a record of 200,000 updates stays small; ``device`` (where it ran).
     """
     model = _model("relrnn", settings.hidden, TASK_NU["denoise"], RHO,
                    child_seed(settings.seed, "denoise-long", "init", rep))
-    run = train_task_model(model, _sampler("denoise", settings.length), settings.steps, settings.batch, settings.lr,
-                           child_seed(settings.seed, "denoise-long", "batches", rep), settings.device,
+    batches = child_seed(settings.seed, "denoise-long", "batches", rep)
+    sample = _sampler("denoise", settings.length)
+    run = train_task_model(model, sample, settings.steps, settings.batch, settings.lr, batches, settings.device,
                            eval_every=settings.eval_every, target=TARGET, desc=f"denoise T={settings.length} relrnn",
                            checkpoint_dir=checkpoint_dir, budget=current_budget())
+    fresh = {"accuracy": fresh_recall(model, sample, batches, settings.fresh_batch, settings.device),
+             "sequences": settings.fresh_batch}
     bounds = [0, *run.eval_steps.tolist()]
     return {"updates": len(run.step_losses), "steps_to_99": run.steps_to_target, "accuracy": float(run.final_metric),
+            "fresh": fresh,
             "seconds_per_update": float(run.seconds_per_step), "eval_steps": run.eval_steps.tolist(),
             "eval_accuracy": run.eval_metric.tolist(),
             "eval_loss": [float(run.step_losses[a:b].mean()) for a, b in zip(bounds, bounds[1:])],

@@ -15,6 +15,9 @@ from numpy.typing import NDArray
 NAMES = {"lstm": "LSTM", "full": "MemLSTM", "relevancy": "RelLSTM"}
 #: Fig. 3 sweeps rho at nu = 15 and nu at rho = 15 over these values.
 SWEPT = (3, 8, 18, 25)
+#: Sequences of the fresh held-out batch a Copy or Denoise run is scored on after it stops
+#: (5,000 recalled symbols, as many as the length-transfer test's at the reference profile).
+FRESH_BATCH = 500
 
 
 def gradient_decay(profile: Sequence[float] | NDArray[np.float64], length: int) -> float:

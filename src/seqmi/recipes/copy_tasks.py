@@ -109,3 +109,37 @@ def train_task_model(model: TaskModel, sample: Callable[[int, int], tuple[NDArra
     final = (member.eval_metric[-1] if member.eval_steps and member.eval_steps[-1] == member.step
              else recall_accuracy(model, ev_tok, ev_tgt, n_recall))
     return member_result(member, device=device, wall_s=time.perf_counter() - start, final_metric=final)
+
+
+def fresh_recall(model: TaskModel, sample: Callable[[int, int], tuple[NDArray[Any], NDArray[Any]]], seed: int,
+                 n: int, device: DeviceLike, n_recall: int = 10) -> float:
+    """Recall accuracy of a trained model on a held-out batch that no stopping rule has seen.
+
+    :func:`train_task_model` stops a run on the batch it draws under
+    ``child_seed(seed, "eval")``, so the accuracy it reports is the first to cross its
+    target on that batch. This batch is drawn under ``child_seed(seed, "fresh")``, a stream
+    of its own: its accuracy is an unbiased estimate of the trained model's recall.
+
+    Parameters
+    ----------
+    model : TaskModel
+        The trained model (not changed).
+    sample : callable
+        ``sample(n, seed) -> (tokens, targets)``, as :func:`train_task_model` takes it.
+    seed : int
+        The ``seed`` the model was trained with.
+    n : int
+        Sequences in the batch.
+    device : str or torch.device
+    n_recall : int
+        Recalled symbols per sequence.
+
+    Returns
+    -------
+    float
+        The fraction of the ``n * n_recall`` recalled symbols predicted exactly.
+    """
+    check_int("n", n, 1)
+    device = resolve_device(device)
+    tokens, targets = (torch.as_tensor(a, device=device) for a in sample(n, child_seed(seed, "fresh")))
+    return recall_accuracy(model, tokens, targets, n_recall)
