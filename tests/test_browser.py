@@ -218,7 +218,7 @@ def test_a_chapter_opens_with_its_question_within_two_laptop_screens(book_run, b
             _open(browser, html / "notebooks" / f"{chapter}.html", f"{chapter}-opening")
             opening[chapter] = browser.execute_script("""
                 const top = el => el ? el.getBoundingClientRect().top + window.scrollY : null;
-                const section = document.querySelector('article section section h2');
+                const section = document.querySelector('article h2');
                 const box = document.querySelector('article .admonition.tip');
                 // unfolded code cells before the first section, and their lines
                 const cells = [...document.querySelectorAll('article div.cell_input')]

@@ -894,3 +894,13 @@ def test_ch06_table4_names_an_lstm_baseline_and_a_missing_sweep():
     del r["minigrid"]
     for c in ch06.rules(r)[-3:]:
         assert c.verdict == "inconclusive" and "not run" in c.scale
+
+
+def test_a_rules_hash_follows_its_code_not_its_docstrings_or_comments():
+    base = 'def rule(x):\n    """Decide."""\n    return x > 0  # the claim\n'
+    reworded = '"""A module."""\n\n\ndef rule(x):\n    """Decide, in other words."""\n\n    return x > 0\n'
+    edited = 'def rule(x):\n    """Decide."""\n    return x >= 0\n'
+    assert claims.source_rule_hash(base) == claims.source_rule_hash(reworded)
+    assert claims.source_rule_hash(base) != claims.source_rule_hash(edited)
+    assert claims.rule_hash("00_mutual_information") == claims.source_rule_hash(
+        (Path(claims.__file__).parent / "ch00_mutual_information.py").read_text())

@@ -26,6 +26,7 @@ under each (:mod:`seqmi.claims.calibration`).
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib
 import math
@@ -300,15 +301,30 @@ UNHASHED = "unrecorded"
 
 
 def rule_hash(chapter: str) -> str:
-    """A short hash of ``chapter``'s rule module source: it changes whenever a rule is edited.
+    """A short hash of ``chapter``'s rule module: it changes whenever a rule's code is edited.
 
     A recording stores the hash its numbers were first decided with (``data_rule_hash``)
     and the one its stored verdicts come from (``rule_hash``): where they differ, a rule
     changed after the data were seen, and the scoreboard says so.
     """
     module = importlib.import_module(module_name(chapter))
-    source = Path(str(module.__file__)).read_bytes()
-    return hashlib.sha256(source).hexdigest()[:12]
+    return source_rule_hash(Path(str(module.__file__)).read_text())
+
+
+def source_rule_hash(source: str) -> str:
+    """The :func:`rule_hash` of a rule module's source: its syntax tree without docstrings.
+
+    Comments, docstrings and layout do not decide a verdict, so editing them leaves the
+    hash as it was; any change to the code does not.
+    """
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            node.body = body[1:] or [ast.Pass()]
+    return hashlib.sha256(ast.dump(tree).encode()).hexdigest()[:12]
 
 
 def for_chapter(chapter: str, results: dict[str, Any]) -> list[Claim]:

@@ -768,7 +768,7 @@ def decide_power_law(forms: np.ndarray, gammas: np.ndarray, reach: bool, data_ga
     Reach: every seed's curve above threshold over at least half the data's lags (a
     check, not a test). Form: Student-t 95% interval of ln(RSS_pow/RSS_exp) below 0.
     Exponent: the mean γ relative to the data's within ±``EQUIVALENCE_MARGIN`` by two
-    one-sided tests (:func:`_relative_to`, 90%).
+    one-sided tests (``_relative_to``, 90%).
     """
     match = _relative_to(gammas, data_gamma, data_gamma_se)
     parts = ["reproduced" if reach else "not reproduced", decide(_mean_ci(forms), 0.0, claim_above=False),
@@ -1007,7 +1007,7 @@ def decide_uniform(valid: float, null_mean: float, null_sd: float, draws: int) -
     """App. D.2, text8: consecutive blocks as held-out set match the training text at the same size.
 
     Two one-sided tests on the 90% interval of the relative difference of the long-range
-    mean I (:func:`_heldout_relative`), with the book's margin.
+    mean I (``_heldout_relative``), with the book's margin.
     """
     rel = _heldout_relative(valid, null_mean, null_sd, draws)
     return decide_equivalence(rel[1]), rel

@@ -16,7 +16,7 @@ pure function of arrays (the ``_decide_*`` functions) that :func:`rules` and
   independently trained seeds, never paired across configurations
   (:func:`seqmi.stats.log_ratio_ci`), and Fisher's interval of a rank correlation;
 - Fig. 5: the gap's change with position, over chapters, held back below
-  :data:`~seqmi.claims.MIN_SEEDS` trained models per architecture.
+  ``MIN_SEEDS`` trained models per architecture.
 
 An interval that admits both outcomes leaves the claim inconclusive, and its scale says
 what would decide it (:func:`~seqmi.claims.would_decide`).
@@ -381,7 +381,7 @@ def _seeds_for_power(effect: float, rels: Sequence[Sequence[float]], target: flo
 
 def _decide_fig5(change: float, se: float, n_models: int) -> tuple[str, list[float]]:
     """Fig. 5: the 95% interval over chapters of the gap's change with position above 0,
-    held back (inconclusive) below :data:`~seqmi.claims.MIN_SEEDS` models per architecture."""
+    held back (inconclusive) below ``MIN_SEEDS`` models per architecture."""
     ci = [change - Z95 * se, change + Z95 * se]
     return (decide(ci, 0.0, claim_above=True) if n_models >= MIN_SEEDS else "inconclusive"), ci
 
