@@ -286,22 +286,31 @@ def test_record_section_merges_one_section_into_a_recorded_run(tmp_path, monkeyp
     (root / "notebooks" / "profiles.yml").write_text("reference:\n  00_tiny:\n    seed: 3\n    size: 5\n")
     folder = root / "results" / "reference" / "00_tiny"
     folder.mkdir(parents=True)
-    (folder / "results.json").write_text(json.dumps({"chapter": "00_tiny", "results": {"old": 2}, "claims": []}))
+    history = [{"date": "2026-01-01", "from_rule": "r0", "to_rule": "r1", "moved": []}]
+    (folder / "results.json").write_text(json.dumps({"chapter": "00_tiny", "results": {"old": 2}, "claims": [],
+                                                     "data_rule_hash": "r0", "rule_hash": "r1",
+                                                     "reclaims": history}))
     (folder / "provenance.json").write_text(json.dumps({"commit": "abc", "profile": "reference",
                                                         "parameters": {"seed": 1}}))
     monkeypatch.setattr(claims, "for_chapter", lambda chapter, results: [])
+    monkeypatch.setattr(claims, "rule_hash", lambda chapter: "r2")
     book.record_section(root, "reference", "00_tiny", "extra")
-    merged = json.loads((folder / "results.json").read_text())["results"]
+    payload = json.loads((folder / "results.json").read_text())
+    merged = payload["results"]
     assert merged["old"] == 2 and merged["extra"] == 15 and "untouched" not in merged
+    # the recorded numbers keep the rules they first met, and the recording its history
+    assert (payload["data_rule_hash"], payload["rule_hash"], payload["reclaims"]) == ("r0", "r2", history)
     provenance = json.loads((folder / "provenance.json").read_text())
     # the whole run keeps its seed; the section's record says what it ran with
     assert provenance["parameters"] == {"seed": 1, "size": 5} and provenance["commit"] == "abc"
     assert provenance["sections"]["extra"]["parameters"]["seed"] == 3
+    assert provenance["sections"]["extra"]["reads"] == ["seed", "size"]
     # a section executed elsewhere (its folder carried back) begins a recording where there is none
     shutil.rmtree(folder)
     executed = book.build_dir(root, "reference") / "sections" / "00_tiny" / "extra"
     book.merge_section(root, "reference", "00_tiny", "extra", executed)
-    assert json.loads((folder / "results.json").read_text())["results"] == {"profile": "reference", "extra": 15}
+    begun = json.loads((folder / "results.json").read_text())
+    assert begun["results"] == {"profile": "reference", "extra": 15} and begun["data_rule_hash"] == "r2"
     provenance = json.loads((folder / "provenance.json").read_text())
     assert provenance["whole_run"] is False and list(provenance["sections"]) == ["extra"]
     assert provenance["parameters"]["size"] == 5

@@ -844,16 +844,17 @@ def merge_section(root: Path, profile: str, chapter: str, section: str, executed
     Path
         The updated ``results.json``.
     """
-    from seqmi.report import load_results, save_results
+    from seqmi.report import dump_json, load_results, save_results
 
     numbers = json.loads((executed / "section.json").read_text())
     section_provenance = json.loads((executed / PROVENANCE_FILE).read_text())
     if section_provenance.get("profile") != profile:
         raise BookError(f"{executed} ran at profile {section_provenance.get('profile')!r}, not {profile!r}")
     folder = root / "results" / profile / chapter
-    data_rule_hash = None  # a recording begun from the section: its numbers meet today's rules
+    data_rule_hash, history = None, []  # a recording begun from the section: its numbers meet today's rules
     if (folder / RESULTS_FILE).is_file():
         recorded = load_results(folder)
+        history = recorded.get("reclaims", [])
         numbers = {**recorded["results"], **numbers}
         # the recorded numbers keep the rules they first met: the merged run's verdicts are
         # marked wherever the rules changed since (per chapter: the section's own rows too)
@@ -873,7 +874,10 @@ def merge_section(root: Path, profile: str, chapter: str, section: str, executed
     # the whole run's parameters stay as they ran; a parameter it did not have is the section's
     provenance["parameters"] = {**section_provenance["parameters"], **provenance["parameters"]}
     (folder / PROVENANCE_FILE).write_text(json.dumps(provenance, indent=2) + "\n")
-    return save_results(folder, chapter, numbers, data_rule_hash)
+    path = save_results(folder, chapter, numbers, data_rule_hash)
+    if history:  # the re-decisions the recording went through stay with it
+        path.write_text(dump_json({**load_results(folder), "reclaims": history}))
+    return path
 
 
 def reclaim(root: Path, profile: str, only: list[str] | None = None) -> list[tuple[Path, list[dict[str, Any]]]]:
