@@ -106,7 +106,9 @@ def test_a_folded_cell_is_labelled_by_its_first_comment(tmp_path):
     nb = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_markdown_cell("# Title"),
         code("# Set-up: the libraries {and} threads\nimport os", ["setup", "hide-input"]),
-        code("n: int = 3  # size", ["parameters", "hide-input"]),  # no comment first: the default toggle
+        code("n: int = 3  # size", ["parameters", "hide-input"]),  # the parameter cells: named
+        code("# Parameters\nn = 4", ["injected-parameters", "hide-input"]),
+        code("z = 0", ["hide-input"]),  # no comment first: the default toggle
         code("# Solution: a hint\nx = 1", ["hide-cell"]),  # a solution's toggle gives nothing away
         code("# shown\ny = 2", [])])
     path = tmp_path / "nb.ipynb"
@@ -114,7 +116,8 @@ def test_a_folded_cell_is_labelled_by_its_first_comment(tmp_path):
     book._stage_chapter(path, tmp_path / "staged.ipynb", ":::{admonition} Run this chapter\nbody\n:::")
     cells = json.loads((tmp_path / "staged.ipynb").read_text())["cells"]
     prompts = [c["metadata"].get("mystnb", {}).get("code_prompt_show") for c in cells[1:]]
-    assert prompts == ["Set-up: the libraries {{and}} threads", None, None, None]
+    assert prompts == ["Set-up: the libraries {{and}} threads", book.PARAMETER_LABELS["parameters"],
+                       book.PARAMETER_LABELS["injected-parameters"], None, None, None]
     assert "Set-up: the libraries {{and}} threads".format() == "Set-up: the libraries {and} threads"
 
 def test_citation_file_matches_the_book_and_cites_the_papers():

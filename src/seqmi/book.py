@@ -655,18 +655,28 @@ def _fold_injected_parameters(notebook: dict[str, Any]) -> None:
             cell["metadata"]["tags"] = [*tags, "hide-input"]
 
 
+PARAMETER_LABELS = {"parameters": "Parameters: the chapter's defaults (the quick profile)",
+                    "injected-parameters": "Parameters: what this build set on top"}
+
+
 def _label_folded_cells(notebook: dict[str, Any]) -> None:
     """Label each folded code cell (``hide-input``) by its first line, when that is a comment.
 
     The toggle of a folded cell then reads ``Set-up: the libraries ...`` rather than
     MyST-NB's ``Show code cell source`` (its cell-level ``code_prompt_show``), so that a
-    reader sees what the folded code does without opening it.
+    reader sees what the folded code does without opening it; the parameters cell and the
+    one papermill injects are labelled by ``PARAMETER_LABELS``.
     """
     for cell in notebook["cells"]:
-        if cell["cell_type"] != "code" or "hide-input" not in cell.get("metadata", {}).get("tags", []):
+        tags = cell.get("metadata", {}).get("tags", [])
+        if cell["cell_type"] != "code" or "hide-input" not in tags:
             continue
         first = "".join(cell["source"]).lstrip().split("\n", 1)[0]
-        if first.startswith("# "):
+        # the two parameter cells: the chapter's defaults, and what this build set on top
+        named = next((PARAMETER_LABELS[t] for t in tags if t in PARAMETER_LABELS), None)
+        if named:
+            cell["metadata"].setdefault("mystnb", {})["code_prompt_show"] = named
+        elif first.startswith("# "):
             # MyST-NB formats the prompt with str.format: braces would be read as fields
             label = first[2:].strip().replace("{", "{{").replace("}", "}}")
             cell["metadata"].setdefault("mystnb", {})["code_prompt_show"] = label

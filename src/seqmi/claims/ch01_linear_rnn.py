@@ -32,9 +32,9 @@ def _scale(r: dict[str, Any]) -> str:
 
 
 def convention_threshold(t_max: int, outputs: int, dof: float) -> float:
-    """Bonferroni t quantile for the largest |z| over the sampled cross-covariances at lags 0..``t_max``.
+    """Bonferroni t quantile for the largest ``|z|`` over the sampled cross-covariances at lags 0..``t_max``.
 
-    A formula that holds leaves every one of the ``(t_max + 1)·d²`` entries (``d = outputs``)' |z| below it
+    A formula that holds leaves every one of the ``(t_max + 1)·d²`` entries' ``|z|`` (``d = outputs``) below it
     with probability at least ``FAMILY_LEVEL``.
     """
     entries = (t_max + 1) * outputs**2
@@ -42,9 +42,9 @@ def convention_threshold(t_max: int, outputs: int, dof: float) -> float:
 
 
 def decide_convention(z_eq11: float, z_printed: float, threshold: float) -> str:
-    """The erratum of eq. 12, from the largest |z| of the samples against each formula.
+    """The erratum of eq. 12, from the largest ``|z|`` of the samples against each formula.
 
-    ``"erratum"`` when the printed eq. 15 is rejected (its largest |z| above the familywise
+    ``"erratum"`` when the printed eq. 15 is rejected (its largest ``|z|`` above the familywise
     ``threshold``) while eq. 11's recurrence is not (the sampler is eq. 11's network).
     Otherwise ``"inconclusive"``: a printed formula not rejected is not shown to hold, and
     samples that reject both formulas cannot tell which is wrong.
@@ -219,7 +219,7 @@ def rules(r: dict[str, Any]) -> list[Claim]:
 
 
 def calibrations(r: dict[str, Any]) -> list[Calibration]:
-    """The Monte Carlo rules on simulated |z| and MI estimates at the saved scale (:mod:`seqmi.claims.calibration`).
+    """The Monte Carlo rules on simulated ``|z|`` and MI estimates at the saved scale (:mod:`seqmi.claims.calibration`).
 
     Each sampled quantity is its true value plus a normal error, its standard error the
     true one times ``√(χ²/dof)`` (batch means), independently entry by entry.
