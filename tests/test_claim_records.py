@@ -19,6 +19,8 @@ def _check(stored: list[dict]) -> None:
     assert len(ids) == len(set(ids)), "duplicate claim ids"
     for c in stored:
         claims.check_record(c)  # an illustration's verdict is "passed" or "failed" (Claim checks it)
+        if c["verdict"] == "inconclusive":
+            assert claims.DECIDES in c["scale"], f"{c['id']}: inconclusive without saying what would decide it"
 
 
 @pytest.mark.book
