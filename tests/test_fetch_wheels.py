@@ -19,7 +19,7 @@ def lock_pin(name):
 def test_help_states_the_default_set_and_the_size_limit():
     done = run("--help")
     assert done.returncode == 0
-    for text in ("default 3.12", "papermill, jupytext", "ipykernel and mambapy", "60 MB", "--system-site-packages",
+    for text in ("default 3.12", "papermill, jupytext", "ipykernel and mambapy", "60 MB", "scripts/node_setup.sh",
                  "SmolLM2"):
         assert text in done.stdout
 
