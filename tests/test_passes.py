@@ -2,6 +2,8 @@
 
 import json
 import os
+import time
+from pathlib import Path
 
 import pytest
 
@@ -76,3 +78,39 @@ def test_the_sweep_log_is_named_for_the_context_only(tmp_path, monkeypatch):
     with pytest.raises(RuntimeError), sweep_log(tmp_path / "b.jsonl"):
         raise RuntimeError  # a failing pass puts the caller's value back too
     assert os.environ[passes.SWEEP_LOG_ENV] == "outer.jsonl"
+
+
+def test_a_running_chapter_prints_each_finished_point_and_a_killed_one_says_which(tmp_path, monkeypatch, capsys):
+    # the chapter's sweep finishes two points, then the run is killed (here: interrupted)
+    from seqmi import book
+    from seqmi.passes import log_point
+
+    monkeypatch.setattr(book, "PROGRESS_POLL_S", 0.01)
+
+    def killed(notebook, executed, parameters, root):
+        log_point("binary", "rnn_2_1", 12.3, 1, 3)
+        log_point("binary", "rnn_8_1", 45.6, 2, 2)
+        time.sleep(0.2)  # the watcher reads them while the chapter runs
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(book, "run_notebook", killed)
+    out = tmp_path / "out"
+    with pytest.raises(KeyboardInterrupt):
+        book.execute(book.find_root(Path(__file__).parent), "quick", ["00_mutual_information"], out=out)
+    printed = capsys.readouterr().out
+    assert "[quick] 00_mutual_information binary: rnn_8_1 in 45.6 s (2 done, 2 pending)" in printed
+    provenance = json.loads((out / "artifacts" / "00_mutual_information" / "provenance.json").read_text())
+    assert provenance["status"] == "running" and provenance["points_finished"] == ["binary/rnn_2_1", "binary/rnn_8_1"]
+    # a pass cut short is resumed from its last finished point
+    assert pending_points(out / "artifacts" / "00_mutual_information" / "sweeps.jsonl") == 2
+
+
+def test_point_lines_read_whole_lines_only(tmp_path):
+    from seqmi.passes import point_lines
+
+    log = tmp_path / "sweeps.jsonl"
+    log.write_text('{"sweep": "a", "point": "p", "seconds": 1, "done": 1, "pending": 0}\n'
+                   '{"sweep": "a", "done": 1, "pending": 0, "computed": 1, "wall_s": 1}\n{"sweep": "a", "po')
+    lines, at = point_lines(log)
+    assert [line["point"] for line in lines] == ["p"] and point_lines(log, at) == ([], at)
+    assert point_lines(tmp_path / "none.jsonl") == ([], 0)

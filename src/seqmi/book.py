@@ -41,17 +41,20 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import threading
 import time
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import yaml
 
 from seqmi.claims import UNHASHED, calibration, scoreboard
 from seqmi.sections import SECTION_PREFIX, SETUP_TAG, parameters_read
-from seqmi.passes import describe, duration, pending_points, record_pass, sweep_log, total_s
+from seqmi.passes import describe, duration, pending_points, point_lines, record_pass, sweep_log, total_s
 from seqmi.report import PROFILE_ENV, PROVENANCE_FILE, RESULTS_FILE, ROOT_ENV, profile_parameters, profile_table
 
 # quick: the parameters cells, for CI and laptops; reference: sized to decide the
@@ -421,7 +424,8 @@ def execute(root: Path, profile: str, only: list[str] | None = None,
         os.environ[ROOT_ENV] = str(root)
         os.environ[PROFILE_ENV] = profile
         try:
-            with sweep_log(artifacts / SWEEP_LOG):
+            with sweep_log(artifacts / SWEEP_LOG), _progress(artifacts, _provenance(commit, profile, parameters, 0.0),
+                                                             f"[{profile}] {chapter}"):
                 run_notebook(read_chapter(root, chapter), executed, parameters, root)
         except papermill.PapermillExecutionError as err:
             status, error = "failed", f"{err.ename}: {err.evalue}"
@@ -438,6 +442,52 @@ def execute(root: Path, profile: str, only: list[str] | None = None,
         manifest[chapter] = {"status": status, "error": error, "wall_s": round(wall, 2)}
         manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
     return {c: manifest[c] for c in selected}
+
+
+PROGRESS_POLL_S = 1.0  # how often a running chapter's sweep log is read for finished points
+
+
+@contextmanager
+def _progress(folder: Path, provisional: dict[str, Any], tag: str) -> Iterator[None]:
+    """While a chapter runs: one printed line per finished sweep point, and a provenance that says so.
+
+    The chapter's sweeps log each finished point to ``folder``'s sweep log
+    (:func:`seqmi.passes.log_point`); this prints it as it lands (label, time, points done
+    and pending), and keeps ``folder/provenance.json`` as ``provisional`` with ``"status":
+    "running"`` and the points finished so far. A run that is killed leaves that file: it
+    says which points finished. One that ends has it replaced by its final provenance.
+    """
+    finished: list[str] = []
+    stop = threading.Event()
+    start = time.perf_counter()
+
+    def write() -> None:
+        (folder / PROVENANCE_FILE).write_text(json.dumps(
+            {**provisional, "wall_s": round(time.perf_counter() - start, 2), "status": "running",
+             "points_finished": finished}, indent=2) + "\n")
+
+    def watch() -> None:
+        position = 0
+        while True:
+            last = stop.wait(PROGRESS_POLL_S)
+            lines, position = point_lines(folder / SWEEP_LOG, position)
+            for line in lines:
+                print(f"{tag} {line['sweep']}: {line['point']} in {line['seconds']:,.1f} s "
+                      f"({line['done']} done, {line['pending']} pending)", flush=True)
+                finished.append(f"{line['sweep']}/{line['point']}")
+            if lines:
+                write()
+            if last:
+                return
+
+    write()
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        watcher.join()
 
 
 def _provenance(commit: str, profile: str, parameters: dict[str, Any], wall: float) -> dict[str, Any]:
@@ -808,7 +858,8 @@ def execute_section(root: Path, profile: str, chapter: str, section: str,
     os.environ[ROOT_ENV], os.environ[PROFILE_ENV] = str(root), profile
     print(f"[{profile}] executing {chapter}, section {section} ...", flush=True)
     start = time.perf_counter()
-    with sweep_log(out / SWEEP_LOG):
+    with sweep_log(out / SWEEP_LOG), _progress(out, _provenance(commit, profile, parameters, 0.0),
+                                               f"[{profile}] {chapter}/{section}"):
         run_notebook(notebook, out / "executed.ipynb", parameters, root)
     wall = time.perf_counter() - start
     provenance = _provenance(commit, profile, parameters, wall)

@@ -49,6 +49,47 @@ def log_sweep(name: str, done: int, pending: int, computed: int, wall_s: float) 
         f.write(json.dumps(line) + "\n")
 
 
+def log_point(name: str, point: str, seconds: float, done: int, pending: int) -> None:
+    """Append one finished point of a sweep to ``$SEQMI_SWEEP_LOG`` when it is set (else do nothing).
+
+    The executor prints these lines as they come (:func:`seqmi.book.run_notebook`), and a
+    pass cut short leaves them: its last line per sweep says what was pending then
+    (:func:`pending_points`).
+
+    Parameters
+    ----------
+    name : str
+        The sweep's name.
+    point : str
+        The point's label (its cache key's readable part).
+    seconds : float
+        The point's own wall time.
+    done, pending : int
+        Points of the sweep finished (cached ones included) and still pending, this one done.
+    """
+    target = os.environ.get(SWEEP_LOG_ENV)
+    if not target:
+        return
+    line = {"sweep": name, "point": point, "seconds": round(seconds, 2), "done": done, "pending": pending}
+    with open(target, "a") as f:
+        f.write(json.dumps(line) + "\n")
+
+
+def point_lines(log: Path, start: int = 0) -> tuple[list[dict[str, Any]], int]:
+    """The finished-point lines of a sweep log from byte ``start`` on, and where the read stopped.
+
+    Only whole lines count: a line still being written is read by the next call.
+    """
+    if not log.is_file():
+        return [], start
+    with open(log, "rb") as f:
+        f.seek(start)
+        data = f.read()
+    whole = data[: data.rfind(b"\n") + 1]
+    lines = [json.loads(line) for line in whole.decode().splitlines() if line.strip()]
+    return [line for line in lines if "point" in line], start + len(whole)
+
+
 @contextmanager
 def sweep_log(log: Path) -> Iterator[Path]:
     """A context in which the chapters started from this process log their sweeps to ``log``.
@@ -70,7 +111,9 @@ def sweep_log(log: Path) -> Iterator[Path]:
 def pending_points(log: Path) -> int | None:
     """Points left pending by a pass, from its sweep log: the last line of each sweep.
 
-    ``None`` when the pass ran no sweep (no log), i.e. nothing it could resume.
+    That is the sweep's summary when it returned, or, for a pass cut short, its last
+    finished point (:func:`log_point`). ``None`` when the pass ran no sweep (no log), i.e.
+    nothing it could resume.
     """
     if not log.is_file():
         return None

@@ -36,7 +36,7 @@ import numpy as np
 
 from seqmi._optional import require
 from seqmi.device import thread_env
-from seqmi.passes import log_sweep
+from seqmi.passes import log_point, log_sweep
 from seqmi.progress import progress_bar
 from seqmi.validate import check_float, check_int
 
@@ -185,12 +185,17 @@ def seed_block(name: str, offset: int, replicates: int) -> range:
     return range(offset, offset + replicates)
 
 
+def point_label(point: Hashable) -> str:
+    """A point as people read it: its JSON with other characters than letters, digits, ``.``
+    and ``-`` as ``_``, cut at 48 characters (``("lstm", 8, 1)`` gives ``lstm_8_1``)."""
+    return re.sub(r"[^A-Za-z0-9.-]+", "_", _canonical_json(point))[:48].strip("_")
+
+
 def sweep_key(name: str, point: Hashable, spec: Any = None) -> str:
     """Cache key of ``point`` in :func:`run_sweep`: ``{name}_{label}_{hash}``.
 
-    ``label`` is the point's JSON with every run of characters other than letters,
-    digits, ``.`` and ``-`` replaced by ``_`` (cut at 48 characters; ``("lstm", 8, 1)``
-    gives ``lstm_8_1``), for people reading the cache folder. ``hash`` decides: the first
+    ``label`` is :func:`point_label` (``("lstm", 8, 1)`` gives ``lstm_8_1``), for people
+    reading the cache folder. ``hash`` decides: the first
     10 hex digits of the SHA-1 of the JSON, keys sorted, of ``{"point": point, "spec":
     spec}``. ``point`` and ``spec`` are JSON-describable (numbers, strings, lists, tuples,
     dicts with string keys, dataclasses, named tuples), and any change of either (data
@@ -198,7 +203,7 @@ def sweep_key(name: str, point: Hashable, spec: Any = None) -> str:
     a point computed under other settings. Dataclass fields made by :func:`unkeyed` (the
     device) are left out: a key names what a point computes, not where.
     """
-    label = re.sub(r"[^A-Za-z0-9.-]+", "_", _canonical_json(point))[:48].strip("_")
+    label = point_label(point)
     digest = hashlib.sha1(_canonical_json({"point": point, "spec": spec}).encode()).hexdigest()[:10]
     return f"{name}_{label}_{digest}" if label else f"{name}_{digest}"
 
@@ -413,6 +418,7 @@ def run_sweep(points: Iterable[Hashable], compute: Callable[[Any, str | None], d
         if cache is not None:
             _write_record(cache / f"{keys[point]}.json", records[point])
         bar.update(1)
+        log_point(name, point_label(point), seconds, len(records), len(order) - len(records))
 
     bar = progress_bar(total=len(order), initial=len(records), desc=name, unit="point", disable=not progress)
     try:
