@@ -6,7 +6,11 @@ document.addEventListener("DOMContentLoaded", () => {
   if (!table) return;
   const rows = [...table.tBodies[0].rows];
   const column = { paper: 1, verdict: 3 };
-  const text = (row, name) => row.cells[column[name]].innerText.trim();
+  // a verdict is its badge's text: the mark of a rule edited after the data stands beside it
+  const text = (row, name) => {
+    const cell = row.cells[column[name]];
+    return (cell.querySelector(".sd-badge") || cell).innerText.trim();
+  };
   const bar = document.createElement("form");
   bar.className = "scoreboard-filter";
   const menus = {};

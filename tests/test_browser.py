@@ -155,7 +155,9 @@ def test_scoreboard_lists_every_claim_and_links_the_chapters(book_run, browser):
     finally:
         browser.set_window_size(1280, 1600)
     assert [r["id"] for r in table] == [r.claim["id"] for r in rows]
-    assert [r["verdict"] for r in table] == [r.claim["verdict"] for r in rows]
+    # a verdict's badge, marked † where its rule was edited after its run's numbers
+    shown_verdicts = [r.claim["verdict"] + (f" {scoreboard.CHANGED_MARK}" if r.rule_changed else "") for r in rows]
+    assert [r["verdict"] for r in table] == shown_verdicts
     # the page does not scroll sideways, and the verdict column is on screen
     assert width["scroll"] <= width["client"] and width["table"] <= width["room"], width
     assert max(r["right"] for r in table) <= width["window"], (max(r["right"] for r in table), width)

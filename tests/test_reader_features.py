@@ -144,7 +144,8 @@ def test_chapter_pages_have_run_box_and_both_downloads(book_run):
     for chapter in CHAPTERS:
         page = (html / "notebooks" / f"{chapter}.html").read_text()
         # the article's title, then at once the box (the page's first </h1> is the print table of contents)
-        assert re.search(r'<article .*?</h1>\s*<div class="tip admonition">\s*'
+        # folded (a dropdown) under a title that gives each profile's recorded time
+        assert re.search(r'<article .*?</h1>\s*<div class="tip dropdown admonition">\s*'
                          r'<p class="admonition-title">Run this chapter: quick \d', page, re.S), \
             f"{chapter}: no run box right under the title"
         sources = dict(re.findall(r'<a href="(\.\./_sources/notebooks/[^"]+\.(md|ipynb))"', page))

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from seqmi.claims import CHECKS, UNHASHED, VERDICTS, check_record, design_text
+from seqmi.claims import UNHASHED, VERDICTS, check_record, design_text
 from seqmi.report import RECORDED_PROFILES, stale_parameters
 PAPERS = {"shen2019": "Shen 2019", "chen2025": "Chen et al. 2025 (L2M)", "kerg2020": "Kerg et al. 2020",
           "nandakumar": "Nandakumar et al.", "primer": "closed forms (primer)", "book": "this book"}
@@ -153,9 +153,8 @@ CHANGED_MARK = "†"
 
 
 def badge(verdict: str) -> str:
-    """A verdict as a coloured sphinx-design badge (an illustration's outcome reads "illustration passed")."""
-    text = f"illustration {verdict}" if verdict in CHECKS else verdict
-    return f"{{{BADGES[verdict]}}}`{text}`"
+    """A verdict as a coloured sphinx-design badge (an illustration's "passed" or "failed" in grey)."""
+    return f"{{{BADGES[verdict]}}}`{verdict}`"
 
 
 def run_label(origin: str) -> str:
