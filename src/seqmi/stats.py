@@ -1019,3 +1019,25 @@ def equivalence_scale_for_power(relative_se: Sequence[float] | np.ndarray, margi
         mid = math.sqrt(low * high)
         low, high = (mid, high) if equivalence_power(s / math.sqrt(mid), margin, dof, level) < power else (low, mid)
     return high
+
+
+def spearman_ci(rho: float, n: int, level: float = 0.95) -> list[float]:
+    """Fisher-z interval of a Spearman correlation ``rho`` over ``n`` independent units.
+
+    The variance of ``atanh(rho)`` is taken as ``1.06 / (n - 3)`` (Fieller, Hartley and
+    Pearson 1957). The interval describes the estimate's spread; a decision on few units
+    belongs to an exact test (:func:`spearman_permutation_test`). With ``n <= 3`` or a
+    ``rho`` that is not finite, the interval is ``[-1, 1]``.
+
+    Examples
+    --------
+    >>> [round(v, 3) for v in spearman_ci(-0.5, 30)]
+    [-0.734, -0.16]
+    """
+    from scipy import stats as scipy_stats
+
+    if n <= 3 or not math.isfinite(rho):
+        return [-1.0, 1.0]
+    z = math.atanh(max(-0.9999, min(0.9999, rho)))
+    half = scipy_stats.norm.ppf(0.5 + level / 2) * math.sqrt(1.06 / (n - 3))
+    return [math.tanh(z - half), math.tanh(z + half)]

@@ -35,8 +35,8 @@ from seqmi.claims import (EQUIVALENCE_LEVEL, EQUIVALENCE_MARGIN, MIN_SEEDS, Clai
                           decide_equivalence, profile_of, would_decide)
 from seqmi.claims.calibration import Calibration
 from seqmi.convergence import converged
-from seqmi.stats import (Z95, contrast_ci, seeds_to_decide, slope_ci, spearman_permutation_test, t_power,
-                         t_quantile)
+from seqmi.stats import (Z95, contrast_ci, seeds_to_decide, slope_ci, spearman_ci, spearman_permutation_test,
+                         t_power, t_quantile)
 
 SATURATION_WIDTH = 32  # Fig. 1c: ξ grows like ln m up to m ≈ 32, then saturates
 # Sec. 5.1: "A single-layer Transformer of width m=16 can already capture the algebraic behavior"
@@ -1472,7 +1472,9 @@ def _text_quality(r: dict[str, Any]) -> Claim:
     design = Design(h1=design.h1, h0=design.h0, test=design.test, unit=design.unit + f" ({n})",
                     power=f"{n} seeds: power ≈ {_rank_power(n):.2f} against ρ = {H1_RHO:+.1f} (Fisher's z; simulated "
                           "on the calibration page)")
-    return Claim(*claim, rho, None, rule, verdict, TEXT_SUBSTITUTION, _scale(scale, verdict, needs),
+    # the interval shows ρ's spread over so few seeds (Fisher's z); the permutation test decides
+    ci = spearman_ci(rho, n) if n > 3 and math.isfinite(rho) else None
+    return Claim(*claim, rho, ci, rule, verdict, TEXT_SUBSTITUTION, _scale(scale, verdict, needs),
                  f"ρ = {rho:+.2f} over {n} seeds, permutation p = {p_less:.3f} (ρ < 0) and {p_greater:.3f} (ρ > 0); "
                  + "; ".join(f"{name}: spelled {np.nanmean(v):.0%}, mean |Δ ln I(τ ≤ {lags[1]})| "
                              f"{_lag_gaps(r, name, lags).mean():.2f}" for name, v in spelling.items()), design)
