@@ -70,7 +70,9 @@ Training and sweeps
     - :mod:`seqmi.family`: which runs share one family, and the batched recurrence that
       computes all members of a vanilla-RNN family at once.
     - :mod:`seqmi.sweep`: the sweep engine (:func:`seqmi.sweep.run_sweep`): cached,
-      resumable, budgeted, in-process or on Dask; :mod:`seqmi.passes` adds up the wall
+      resumable, budgeted, in-process or on Dask; :mod:`seqmi.ledger` keeps every finished
+      point of a decisive run in the repository (``results/points/``), so that a run
+      continues on any machine; :mod:`seqmi.passes` adds up the wall
       time of a run resumed over several passes; :mod:`seqmi.sections` finds the
       parameters a chapter's section reads, so that a section recorded on top of a run
       vouches for those only.

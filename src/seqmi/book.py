@@ -53,6 +53,7 @@ from typing import Any
 import yaml
 
 from seqmi.claims import UNHASHED, calibration, scoreboard
+from seqmi.ledger import source_commit
 from seqmi.sections import SECTION_PREFIX, SETUP_TAG, parameters_read
 from seqmi.passes import describe, duration, pending_points, point_lines, record_pass, sweep_log, total_s
 from seqmi.report import PROFILE_ENV, PROVENANCE_FILE, RESULTS_FILE, ROOT_ENV, profile_parameters, profile_table
@@ -418,7 +419,7 @@ def execute(root: Path, profile: str, only: list[str] | None = None,
         parameters = {**overrides, "out_dir": str(shown)}
         print(f"[{profile}] executing {chapter} ...", flush=True)
         # the code that runs is the tree as the chapter starts (edits during a long run are not in it)
-        commit = _git_commit(root)
+        commit = source_commit(root)
         start = time.perf_counter()
         status, error = "ok", None
         os.environ[ROOT_ENV] = str(root)
@@ -502,23 +503,6 @@ def _provenance(commit: str, profile: str, parameters: dict[str, Any], wall: flo
         "wall_s": round(wall, 2),
         "date": time.strftime("%Y-%m-%d"),
     }
-
-
-COMMIT_ENV = "SEQMI_COMMIT"
-
-
-def _git_commit(root: Path) -> str:
-    # a copy of the tree made elsewhere (a cluster node): the commit it was copied at, if given
-    if os.environ.get(COMMIT_ENV):
-        return os.environ[COMMIT_ENV]
-    try:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
-                              text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "src", "notebooks"], cwd=root,
-                               capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    return head + ("+dirty" if dirty else "")
 
 
 def _torch_version() -> str:
@@ -854,7 +838,7 @@ def execute_section(root: Path, profile: str, chapter: str, section: str,
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     parameters = {**overrides, "out_dir": str(out)}
-    commit = _git_commit(root)
+    commit = source_commit(root)
     os.environ[ROOT_ENV], os.environ[PROFILE_ENV] = str(root), profile
     print(f"[{profile}] executing {chapter}, section {section} ...", flush=True)
     start = time.perf_counter()

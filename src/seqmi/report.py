@@ -37,8 +37,8 @@ PROFILE_ENV = "SEQMI_PROFILE"
 RECORDED_PROFILES = ("full", "reference")
 PROFILES_FILE = Path("notebooks") / "profiles.yml"
 # parameters that say where and how a run executes, not what it computes: a recording made
-# with another cache, scheduler, thread count or device is not stale for it
-EXECUTION_PARAMETERS = frozenset({"cache_dir", "scheduler", "cpu_threads", "device", "out_dir"})
+# with another cache, ledger, scheduler, thread count or device is not stale for it
+EXECUTION_PARAMETERS = frozenset({"cache_dir", "ledger_dir", "scheduler", "cpu_threads", "device", "out_dir"})
 
 
 def dump_json(payload: Any) -> str:

@@ -23,7 +23,6 @@ import json
 import math
 import os
 import re
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Hashable, Iterable, Iterator
@@ -36,6 +35,7 @@ import numpy as np
 
 from seqmi._optional import require
 from seqmi.device import thread_env
+from seqmi.ledger import Ledger, write_json
 from seqmi.passes import log_point, log_sweep
 from seqmi.progress import progress_bar
 from seqmi.validate import check_float, check_int
@@ -220,20 +220,6 @@ def _read_record(path: Path) -> dict[str, Any] | None:
     return record if isinstance(record, dict) else None
 
 
-def _write_record(path: Path, record: dict[str, Any]) -> None:
-    """Write ``record`` as JSON to ``path`` atomically (a reader sees all of it or nothing)."""
-    text = json.dumps(record) + "\n"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
 # ---------------------------------------------------------------- the sweep engine
 
 #: Share of a sweep's budget kept for the measurements after training (:func:`run_sweep`).
@@ -310,7 +296,8 @@ def _evaluate(compute: Callable[[Any, str | None], dict[str, Any]], point: Hasha
 def run_sweep(points: Iterable[Hashable], compute: Callable[[Any, str | None], dict[str, Any]], *,
               cache_dir: str | os.PathLike | None, spec: Any = None, checkpoint_spec: Any = None,
               executor: Executor | None = None, budget_s: float | None = None, reserve_s: float | None = None,
-              name: str = "sweep", progress: bool = True) -> SweepResult:
+              name: str = "sweep", progress: bool = True,
+              ledger: str | os.PathLike | None = None) -> SweepResult:
     """Compute ``compute(point, checkpoint_dir)`` for every point, cached, resumable, budgeted.
 
     Parameters
@@ -365,6 +352,13 @@ def run_sweep(points: Iterable[Hashable], compute: Callable[[Any, str | None], d
         ``.``, ``-``.
     progress : bool
         Show a tqdm bar over the points.
+    ledger : path, optional
+        A committed ledger of finished points (:mod:`seqmi.ledger`), e.g.
+        ``results/points/<chapter>``: a point is read from it first, then from the
+        cache, and every finished point (computed now, or found in a cache only) is
+        written to it with its settings, time, commit and machine, so that a run
+        continues on any machine from the points an earlier one committed. ``None`` or
+        ``""``: no ledger.
 
     Returns
     -------
@@ -389,17 +383,34 @@ def run_sweep(points: Iterable[Hashable], compute: Callable[[Any, str | None], d
     trained = keys if checkpoint_spec is None else {point: sweep_key(name, point, checkpoint_spec) for point in order}
     # absolute: a worker's working directory need not be this process's
     cache = Path(cache_dir).absolute() if cache_dir else None
-    records: dict[Hashable, dict[str, Any]] = {}
-    if cache is not None:
-        for point in order:
-            record = _read_record(cache / f"{keys[point]}.json")
-            if record is not None:
-                records[point] = record
-    todo = [point for point in order if point not in records]
-    computed: dict[Hashable, float] = {}
+    book = Ledger(Path(ledger)) if ledger else None
 
     def checkpoint_dir(point: Hashable) -> str | None:
         return str(cache / trained[point]) if cache is not None else None
+
+    def stored(point: Hashable) -> dict[str, Any] | None:
+        """The point's record from the ledger, else from the cache (then entered in the ledger), else None."""
+        if book is not None:
+            record = book.read(keys[point])
+            if record is not None:
+                return record
+        record = _read_record(cache / f"{keys[point]}.json") if cache is not None else None
+        if record is not None and book is not None:
+            enter(point, record, None)
+        return record
+
+    def enter(point: Hashable, record: dict[str, Any], seconds: float | None) -> None:
+        if book is not None:
+            book.write(keys[point], sweep=name, point=describe(point), spec=describe(spec), record=record,
+                       seconds=seconds)
+
+    records: dict[Hashable, dict[str, Any]] = {}
+    for point in order:
+        record = stored(point)
+        if record is not None:
+            records[point] = record
+    todo = [point for point in order if point not in records]
+    computed: dict[Hashable, float] = {}
 
     def fail(point: Hashable, err: BaseException) -> SweepError:
         return SweepError(f"sweep {name!r}: point {point!r} failed: {type(err).__name__}: {err}")
@@ -416,7 +427,8 @@ def run_sweep(points: Iterable[Hashable], compute: Callable[[Any, str | None], d
         records[point] = json.loads(text)
         computed[point] = seconds
         if cache is not None:
-            _write_record(cache / f"{keys[point]}.json", records[point])
+            write_json(cache / f"{keys[point]}.json", records[point])
+        enter(point, records[point], seconds)
         bar.update(1)
         log_point(name, point_label(point), seconds, len(records), len(order) - len(records))
 
@@ -426,8 +438,8 @@ def run_sweep(points: Iterable[Hashable], compute: Callable[[Any, str | None], d
             for point in todo:
                 if budget.spent():
                     break
-                # another run sharing the cache (one walking the points in another order) may have finished it
-                shared = _read_record(cache / f"{keys[point]}.json") if cache is not None else None
+                # another run sharing the cache or ledger (one walking the points in another order) may have finished it
+                shared = stored(point)
                 if shared is not None:
                     records[point] = shared
                     bar.update(1)
