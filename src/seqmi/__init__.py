@@ -72,7 +72,8 @@ Training and sweeps
     - :mod:`seqmi.sweep`: the sweep engine (:func:`seqmi.sweep.run_sweep`): cached,
       resumable, budgeted, in-process or on Dask; :mod:`seqmi.ledger` keeps every finished
       point of a decisive run in the repository (``results/points/``), so that a run
-      continues on any machine; :mod:`seqmi.passes` adds up the wall
+      continues on any machine; :mod:`seqmi.campaign` queues the pre-registered decisive
+      runs by claims decided per core-hour and works through them; :mod:`seqmi.passes` adds up the wall
       time of a run resumed over several passes; :mod:`seqmi.sections` finds the
       parameters a chapter's section reads, so that a section recorded on top of a run
       vouches for those only.

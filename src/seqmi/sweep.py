@@ -293,6 +293,22 @@ def _evaluate(compute: Callable[[Any, str | None], dict[str, Any]], point: Hasha
     return record, time.perf_counter() - start
 
 
+# where run_sweep lists its points instead of computing them (plan_points), per process
+_plan: dict[str, Path | None] = {"file": None}
+
+
+def plan_points(path: str | os.PathLike | None) -> None:
+    """Make every later :func:`run_sweep` of this process list its points instead of computing them.
+
+    Each sweep appends one JSON line per point to ``path`` (``sweep``, ``label``, ``key``,
+    ``point``, and ``stored``: whether the ledger or the cache already holds it) and
+    returns as if its budget were spent: the stored points done, the others pending.
+    A decisive run's campaign (:mod:`seqmi.campaign`) plans a chapter section so, to list
+    what it would compute. ``None`` computes again.
+    """
+    _plan["file"] = Path(path) if path is not None else None
+
+
 def run_sweep(points: Iterable[Hashable], compute: Callable[[Any, str | None], dict[str, Any]], *,
               cache_dir: str | os.PathLike | None, spec: Any = None, checkpoint_spec: Any = None,
               executor: Executor | None = None, budget_s: float | None = None, reserve_s: float | None = None,
@@ -411,6 +427,12 @@ def run_sweep(points: Iterable[Hashable], compute: Callable[[Any, str | None], d
             records[point] = record
     todo = [point for point in order if point not in records]
     computed: dict[Hashable, float] = {}
+    if _plan["file"] is not None:
+        with open(_plan["file"], "a") as f:
+            for point in order:
+                f.write(json.dumps({"sweep": name, "label": point_label(point), "key": keys[point],
+                                    "point": describe(point), "stored": point in records}) + "\n")
+        todo = []
 
     def fail(point: Hashable, err: BaseException) -> SweepError:
         return SweepError(f"sweep {name!r}: point {point!r} failed: {type(err).__name__}: {err}")

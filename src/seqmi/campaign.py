@@ -1,0 +1,357 @@
+"""The queue of decisive runs: what each would still compute, at what cost, and a worker for it.
+
+A decisive run is a chapter section at a recorded profile whose sizes were fixed in
+``notebooks/profiles.yml`` before it ran (``notebooks/campaign.yml`` lists them, each with
+the claims it decides and its pilot's cost per point). Its sweeps write every finished
+point to the committed ledger (:mod:`seqmi.ledger`), so the run is spread over as many
+sittings and machines as it needs:
+
+- :func:`plan` lists a run's points, each stored (in the ledger or this machine's cache)
+  or pending, by executing the section with :func:`seqmi.sweep.plan_points` on: the
+  sweeps list their points and compute nothing;
+- :func:`queue` orders the runs by claims decided per core-hour still to spend;
+- :func:`work` executes them in that order for at most a given time, commits the ledger
+  as points land, and records a run (:func:`seqmi.book.merge_section`) once nothing of it
+  is pending.
+
+``python -m seqmi.book campaign`` and ``campaign run --hours H`` are the command line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from seqmi.ledger import POINTS_ROOT, Ledger, ledger_sizes
+from seqmi.validate import check_float, check_int
+
+CAMPAIGN_FILE = Path("notebooks") / "campaign.yml"
+#: How often :func:`work` commits the ledger while a run computes.
+COMMIT_EVERY_S = 300.0
+
+
+@dataclass(frozen=True)
+class DecisiveRun:
+    """One pre-registered decisive run (an entry of ``notebooks/campaign.yml``).
+
+    Attributes
+    ----------
+    name : str
+        Short name, e.g. ``"kerg-table4"``.
+    chapter : str
+        The chapter id, e.g. ``"06_attention_gradients"``.
+    profile : {"reference", "full"}
+        The profile whose parameters (sizes fixed before the run) it executes.
+    section : str
+        The chapter section (cells tagged ``section-<name>``) it executes.
+    decides : tuple of str
+        The claim ids its recording decides.
+    pilot_core_s : dict
+        ``{sweep: {kind: seconds}}``: one point's cost in core-seconds, measured on the
+        pilot, by sweep and the point's first element (its kind); the estimate for a
+        pending point until the ledger holds finished points of its kind.
+    why : str
+        Where its size comes from.
+    """
+
+    name: str
+    chapter: str
+    profile: str
+    section: str
+    decides: tuple[str, ...]
+    pilot_core_s: dict[str, dict[str, float]] = field(default_factory=dict)
+    why: str = ""
+
+    def __post_init__(self) -> None:
+        if self.profile not in ("reference", "full"):
+            raise ValueError(f"{self.name}: a decisive run's profile is 'reference' or 'full', got {self.profile!r}")
+        if not self.decides:
+            raise ValueError(f"{self.name}: a decisive run names the claims it decides, got none")
+        for sweep, kinds in self.pilot_core_s.items():
+            for kind, seconds in kinds.items():
+                check_float(f"{self.name} pilot_core_s[{sweep}][{kind}]", seconds, 0.0)
+
+
+def decisive_runs(root: Path) -> list[DecisiveRun]:
+    """The decisive runs ``notebooks/campaign.yml`` registers, in file order."""
+    entries = yaml.safe_load((root / CAMPAIGN_FILE).read_text())["runs"]
+    runs = [DecisiveRun(**{**entry, "decides": tuple(entry["decides"])}) for entry in entries]
+    names = [r.name for r in runs]
+    if len(set(names)) != len(names):
+        raise ValueError(f"{CAMPAIGN_FILE}: names must be unique, got {names}")
+    return runs
+
+
+@dataclass(frozen=True)
+class PlannedPoint:
+    """One point of a decisive run: ``stored`` (ledger or cache) or pending, and its estimated cost.
+
+    Attributes
+    ----------
+    sweep, label, key : str
+        The sweep's name, the point's readable label, and its cache and ledger key.
+    kind : str
+        The point's first element (what its cost depends on most).
+    stored : bool
+        Whether the ledger or this machine's cache holds its record.
+    core_s : float or None
+        Estimated core-seconds: the mean of the ledger's finished points of the same
+        sweep and kind, else the pilot's; ``None`` when neither knows.
+    """
+
+    sweep: str
+    label: str
+    key: str
+    kind: str
+    stored: bool
+    core_s: float | None
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A decisive run's points and what is left of it."""
+
+    run: DecisiveRun
+    points: tuple[PlannedPoint, ...]
+
+    @property
+    def pending(self) -> list[PlannedPoint]:
+        return [p for p in self.points if not p.stored]
+
+    @property
+    def core_hours(self) -> float:
+        """Estimated core-hours of the pending points (those of unknown cost count 0)."""
+        return sum(p.core_s or 0.0 for p in self.pending) / 3600
+
+    @property
+    def per_core_hour(self) -> float:
+        """Claims decided per core-hour still to spend (``inf`` when nothing is pending)."""
+        return len(self.run.decides) / self.core_hours if self.core_hours > 0 else float("inf")
+
+
+def _kind(point: Any) -> str:
+    return str(point[0]) if isinstance(point, list) and point else str(point)
+
+
+def _ledger_costs(root: Path, chapter: str) -> dict[tuple[str, str], float]:
+    """Mean compute seconds of the ledger's finished points, by sweep and kind."""
+    seconds: dict[tuple[str, str], list[float]] = {}
+    for entry in Ledger(root / POINTS_ROOT / chapter).entries():
+        if entry.get("seconds") is not None:
+            seconds.setdefault((entry["sweep"], _kind(entry["point"])), []).append(entry["seconds"])
+    return {k: sum(v) / len(v) for k, v in seconds.items()}
+
+
+def plan(root: Path, run: DecisiveRun, execute: Callable[..., None] | None = None) -> Plan:
+    """List a decisive run's points by executing its section with the sweeps in plan mode.
+
+    Parameters
+    ----------
+    root : Path
+        The book root.
+    run : DecisiveRun
+    execute : callable, optional
+        ``execute(notebook, executed_path, parameters, root)``, papermill's runner by
+        default (:func:`seqmi.book.run_notebook`); the section's later cells may fail
+        on pending points, which ends the plan, not the campaign.
+
+    Returns
+    -------
+    Plan
+    """
+    import nbformat
+    import papermill
+
+    from seqmi import book
+
+    notebook = book.section_notebook(root, run.chapter, run.section)
+    overrides = book.check_overrides(root, run.chapter, book.profile_overrides(root, run.chapter, run.profile))
+    runner = execute or book.run_notebook
+    costs = _ledger_costs(root, run.chapter)
+    with tempfile.TemporaryDirectory(prefix="seqmi-plan-") as tmp:
+        plan_file = Path(tmp) / "plan.jsonl"
+        notebook.cells.insert(0, nbformat.v4.new_code_cell(
+            f"from seqmi.sweep import plan_points\nplan_points({str(plan_file)!r})"))
+        parameters = {**overrides, "out_dir": str(Path(tmp) / "out")}
+        try:
+            runner(notebook, Path(tmp) / "planned.ipynb", parameters, root)
+        except papermill.PapermillExecutionError:
+            pass  # a cell after the sweeps that needs their results: the plan is written
+        lines = [json.loads(line) for line in plan_file.read_text().splitlines()] if plan_file.is_file() else []
+    if not lines:
+        raise RuntimeError(f"{run.name}: section {run.section!r} of {run.chapter} ran no sweep: nothing to plan")
+    points = []
+    for line in dict((line["key"], line) for line in lines).values():
+        kind = _kind(line["point"])
+        estimate = costs.get((line["sweep"], kind), run.pilot_core_s.get(line["sweep"], {}).get(kind))
+        points.append(PlannedPoint(sweep=line["sweep"], label=line["label"], key=line["key"], kind=kind,
+                                   stored=line["stored"], core_s=estimate))
+    return Plan(run=run, points=tuple(points))
+
+
+def queue(plans: Sequence[Plan]) -> list[Plan]:
+    """The plans with points pending, most claims decided per core-hour first (file order on ties)."""
+    pending = [p for p in plans if p.pending]
+    return sorted(pending, key=lambda p: -p.per_core_hour)
+
+
+def describe(plans: Sequence[Plan], root: Path, points: bool = True) -> str:
+    """The campaign as text: the queue with its costs, each run's pending points, the ledger's size."""
+    lines = []
+    ordered = queue(plans)
+    done = [p for p in plans if not p.pending]
+    for rank, p in enumerate(ordered, 1):
+        unknown = sum(q.core_s is None for q in p.pending)
+        lines.append(f"{rank}. {p.run.name} ({p.run.chapter}, section {p.run.section}, {p.run.profile}): "
+                     f"{len(p.pending)} of {len(p.points)} points pending, about {p.core_hours:.1f} core-hours"
+                     + (f" (+{unknown} of unknown cost)" if unknown else "")
+                     + f"; decides {len(p.run.decides)} claims, {p.per_core_hour:.2f} per core-hour")
+        if points:
+            for q in p.pending:
+                cost = f"{q.core_s / 60:.1f} core-min" if q.core_s is not None else "cost unknown"
+                lines.append(f"     {q.sweep} {q.label}: {cost}")
+    for p in done:
+        lines.append(f"-  {p.run.name}: all {len(p.points)} points stored; record it "
+                     f"(python -m seqmi.book record --profile {p.run.profile} --only {p.run.chapter[:2]} "
+                     f"--section {p.run.section})")
+    lines.append("ledger: " + ("; ".join(f"{s.chapter} {s.points} points, {s.bytes / 1024:.0f} KiB, "
+                                        f"{s.seconds / 3600:.1f} core-hours recorded"
+                                        for s in ledger_sizes(root)) or "empty"))
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- working through the queue
+
+
+def commit_ledger(root: Path, message: str) -> bool:
+    """Commit the ledger's new and changed points (and only them); whether a commit was made.
+
+    Another git command holding the index (a commit made by hand meanwhile) is waited for.
+    """
+    status = subprocess.run(["git", "status", "--porcelain", "--", str(POINTS_ROOT)], cwd=root,
+                            capture_output=True, text=True, check=True).stdout
+    if not status.strip():
+        return False
+    for _ in range(10):
+        add = subprocess.run(["git", "add", "--", str(POINTS_ROOT)], cwd=root, capture_output=True, text=True)
+        commit = subprocess.run(["git", "commit", "-q", "-m", message, "--", str(POINTS_ROOT)], cwd=root,
+                                capture_output=True, text=True)
+        if add.returncode == 0 and commit.returncode == 0:
+            return True
+        time.sleep(5)
+    raise RuntimeError(f"could not commit {POINTS_ROOT}: {commit.stderr.strip()}")
+
+
+def _committer(root: Path, label: str, stop: threading.Event, every_s: float) -> threading.Thread:
+    def loop() -> None:
+        while not stop.wait(every_s):
+            n = _uncommitted(root)
+            if n:
+                commit_ledger(root, f"Ledger: {n} finished point(s) of the decisive run {label}")
+
+    thread = threading.Thread(target=loop, daemon=True)
+    thread.start()
+    return thread
+
+
+def _uncommitted(root: Path) -> int:
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all", "--", str(POINTS_ROOT)],
+                            cwd=root, capture_output=True, text=True, check=True).stdout
+    return len(status.splitlines())
+
+
+def execute_for(root: Path, run: DecisiveRun, seconds: float, workers: int) -> int:
+    """Execute ``run``'s section in a child process for at most ``seconds``; its exit status.
+
+    The child is killed with its kernel and workers at the deadline (status ``-9``): its
+    finished points are in the ledger, its in-flight ones checkpointed in this machine's
+    cache.
+    """
+    command = [sys.executable, "-m", "seqmi.book", "--root", str(root), "execute", "--profile", run.profile,
+               "--only", run.chapter, "--section", run.section]
+    if workers > 1:
+        command += ["-r", "scheduler", f"local:{workers}"]
+    child = subprocess.Popen(command, cwd=root, start_new_session=True)
+    try:
+        return child.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        os.killpg(child.pid, signal.SIGKILL)
+        child.wait()
+        return -9
+
+
+def work(root: Path, hours: float, workers: int = 1, commit_every_s: float = COMMIT_EVERY_S,
+         plans: Sequence[Plan] | None = None) -> list[str]:
+    """Work through the queue for at most ``hours``, committing the ledger as points land.
+
+    Each run in :func:`queue` order is executed until done or out of time; a run left
+    with nothing pending is recorded (:func:`seqmi.book.merge_section`) and its
+    recording committed beside the ledger.
+
+    Parameters
+    ----------
+    root : Path
+        The book root (a git work tree).
+    hours : float
+        Wall-clock limit, > 0.
+    workers : int
+        Worker processes of each section (its ``scheduler``, ``local:N``); 1 runs in-process.
+    commit_every_s : float
+        How often the ledger is committed while a run computes.
+    plans : sequence of Plan, optional
+        The plans to work through (default: every registered run, planned now).
+
+    Returns
+    -------
+    list of str
+        One line per run worked on: what it finished and whether it was recorded.
+    """
+    check_float("hours", hours, 1e-6)
+    check_int("workers", workers, 1, 64)
+    deadline = time.time() + hours * 3600
+    plans = list(plans) if plans is not None else [plan(root, r) for r in decisive_runs(root)]
+    report = []
+    for p in queue(plans):
+        left = deadline - time.time()
+        if left <= 0:
+            break
+        stop = threading.Event()
+        thread = _committer(root, p.run.name, stop, commit_every_s)
+        status = execute_for(root, p.run, left, workers)
+        stop.set()
+        thread.join()
+        commit_ledger(root, f"Ledger: finished points of the decisive run {p.run.name}")
+        after = plan(root, p.run)
+        line = (f"{p.run.name}: {len(p.pending) - len(after.pending)} points finished, "
+                f"{len(after.pending)} pending (exit status {status})")
+        if status == 0 and not after.pending:
+            _record(root, p.run)
+            line += "; recorded"
+        report.append(line)
+        print(line, flush=True)
+    return report
+
+
+def _record(root: Path, run: DecisiveRun) -> None:
+    """Merge the run's executed section into its profile's recording and commit it with the ledger."""
+    from seqmi import book
+
+    executed = book.build_dir(root, run.profile) / "sections" / run.chapter / run.section
+    book.merge_section(root, run.profile, run.chapter, run.section, executed)
+    target = Path("results") / run.profile / run.chapter
+    subprocess.run(["git", "add", "--", str(target), str(POINTS_ROOT)], cwd=root, check=True)
+    subprocess.run(["git", "commit", "-q", "-m", f"Decisive run {run.name} recorded ({run.profile}, "
+                    f"section {run.section}): {', '.join(run.decides)}", "--", str(target), str(POINTS_ROOT)],
+                   cwd=root, check=True)
