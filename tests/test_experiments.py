@@ -127,9 +127,9 @@ def test_denoise_point_keeps_one_curve_point_per_evaluation():
 # ---------------------------------------------------------------- chapter 03
 
 BINARY = ch03.BinarySettings(n_train=20, n_valid=10, length=16, mi_amplitude=0.1, mi_exponent=0.4, n_generate=10,
-                             threshold=1e-3, max_epochs=2, patience=1, seeds=1, transformer_epochs=2, rnn_lr=0.01, lstm_lr=0.01,
+                             threshold=1e-3, max_epochs=2, patience=1, transformer_epochs=2, rnn_lr=0.01, lstm_lr=0.01,
                              transformer_lr=0.003, seed=0)
-TEXT = ch03.TextSettings(train_chars=4000, generate=64, sample_sets=2, row=32, max_lag=8, patience=1, seeds=1, seed=0)
+TEXT = ch03.TextSettings(train_chars=4000, generate=64, sample_sets=2, row=32, max_lag=8, patience=1, seed=0)
 TIMING = ("tokens_per_s", "sample_s")
 
 
@@ -195,7 +195,7 @@ def test_run_family_trains_and_measures_every_seed():
     config = TrainConfig(lr=0.02, batch_size=20, max_epochs=3, patience=1, restarts=1, seed=7)
     rec = ch03.run_family(lambda: RNNLM(2, 4, 1, "lstm", embed_dim=2), Sequences(x[:60], x[60:]), [config],
                           sample_seeds=[0], n_samples=30, sample_length=32, max_lag=10, threshold=1e-3,
-                          seeds=3)["models"][0]
+                          seeds=(0, 1, 2))["models"][0]
     seeds = rec["seeds"]
     assert len(seeds) == 3 and len({s["val_loss"] for s in seeds}) == 3, "each seed its own weights"
     assert len({tuple(s["mi"]) for s in seeds}) == 3, "each seed its own samples"
@@ -207,9 +207,15 @@ def test_run_family_trains_and_measures_every_seed():
     alone = ch03.run_family(lambda: RNNLM(2, 4, 1, "lstm", embed_dim=2), Sequences(x[:60], x[60:]), [config],
                             sample_seeds=[0], n_samples=30, sample_length=32, max_lag=10, threshold=1e-3)["models"][0]
     assert alone["val_loss"] == seeds[0]["val_loss"] and alone["mi"] == seeds[0]["mi"]
+    assert rec["seed_indices"] == [0, 1, 2]
+    # seed 2 alone is the third model of the three: a run adds seeds to an earlier run's
+    third = ch03.run_family(lambda: RNNLM(2, 4, 1, "lstm", embed_dim=2), Sequences(x[:60], x[60:]), [config],
+                            sample_seeds=[0], n_samples=30, sample_length=32, max_lag=10, threshold=1e-3,
+                            seeds=(2,))["models"][0]
+    assert third["val_loss"] == seeds[2]["val_loss"] and third["mi"] == seeds[2]["mi"]
     with pytest.raises(ValueError, match="seeds"):
         ch03.run_family(lambda: RNNLM(2, 4, 1, "lstm", embed_dim=2), Sequences(x[:60], x[60:]), [config],
-                        sample_seeds=[0], n_samples=30, sample_length=32, max_lag=10, threshold=1e-3, seeds=0)
+                        sample_seeds=[0], n_samples=30, sample_length=32, max_lag=10, threshold=1e-3, seeds=(-1,))
 
 
 def test_sample_sets_keep_the_first_set_and_add_independent_ones():
@@ -288,20 +294,56 @@ def test_models_group_into_families_and_back():
     assert sorted(ch03.members(points)) == sorted(models)
     done = {p: {"models": [{"width": w} for w in p[1]]} for p in points}
     assert all(r["width"] == w for (_, w, _), r in ch03.by_model(done).items())
+    seeded = ch03.seed_families(points[:2], {"rnn": [3, 4], "lstm": [3, 4]})
+    assert seeded == [("rnn", (2, 8), 1, 3), ("rnn", (2, 8), 1, 4), ("lstm", (2, 8, 4), 1, 3), ("lstm", (2, 8, 4), 1, 4)]
+    assert ch03.members(seeded) == ch03.members(points[:2])
+    assert ch03.seed_families(points[:2], {"rnn": [0], "lstm": [5, 6]}) == [
+        ("rnn", (2, 8), 1, 0), ("lstm", (2, 8, 4), 1, 5), ("lstm", (2, 8, 4), 1, 6)]
+    with pytest.raises(ValueError, match="distinct"):
+        ch03.seed_families(points, {"rnn": [1, 1], "lstm": [0]})
+    with pytest.raises(ValueError, match="no seeds given for kind 'lstm'"):
+        ch03.seed_families(points, {"rnn": [0]})
+
+
+def test_seed_points_merge_into_the_family_record_of_one_run():
+    """Seeds trained as separate points read back as the family trained with all of them."""
+    rng = np.random.default_rng(0)
+    x = (np.cumsum(rng.random((80, 32)) < 0.1, axis=1) % 2).astype(np.int64)
+    configs = [TrainConfig(lr=0.02, batch_size=20, max_epochs=2, restarts=1, seed=7),
+               TrainConfig(lr=0.01, batch_size=20, max_epochs=2, restarts=1, seed=8)]
+    makers = [lambda: RNNLM(2, 2, 1, "lstm", embed_dim=2), lambda: RNNLM(2, 4, 1, "lstm", embed_dim=2)]
+
+    def family(seeds):
+        return ch03.run_family(makers, Sequences(x[:60], x[60:]), configs, sample_seeds=[0, 1], n_samples=30,
+                               sample_length=32, max_lag=10, threshold=1e-3, seeds=seeds)
+
+    point = ("lstm", (2, 4), 1)
+    together = family((3, 5))
+    apart = ch03.merge_seeds({(*point, s): family((s,)) for s in (5, 3)}, {"lstm": [3, 5]})[point]
+    for a, b in zip(together["models"], apart["models"]):
+        # as JSON: NaN fields (an unfittable form's interval) compare equal there
+        assert json.dumps(measured(a), sort_keys=True) == json.dumps(measured(b), sort_keys=True)
+        assert a["seed_indices"] == b["seed_indices"] == [3, 5] and a["best_seed"] == b["best_seed"]
+    # a family with a seed pending is pending; seeds of other runs are left out
+    assert ch03.merge_seeds({(*point, 3): family((3,))}, {"lstm": [3, 5]}) == {}
+    only = ch03.merge_seeds({(*point, s): family((s,)) for s in (3, 5)}, {"lstm": [5]})[point]
+    assert [m["seed_indices"] for m in only["models"]] == [[5], [5]]
 
 
 def test_a_binary_model_is_the_same_alone_or_in_its_family():
-    family = ch03.binary_point(("lstm", (2, 4), 1), None, BINARY)
-    alone = ch03.binary_point(("lstm", (4,), 1), None, BINARY)
+    family = ch03.binary_point(("lstm", (2, 4), 1, 0), None, BINARY)
+    alone = ch03.binary_point(("lstm", (4,), 1, 0), None, BINARY)
     assert measured(family["models"][1]) == measured(alone["models"][0])
     assert family["models"][0]["mi"] != family["models"][1]["mi"]
     assert len(alone["models"][0]["mi"]) == BINARY.length - 1
     with pytest.raises(ValueError, match="kind"):
-        ch03.binary_point(("gru", (4,), 1), None, BINARY)
+        ch03.binary_point(("gru", (4,), 1, 0), None, BINARY)
+    with pytest.raises(ValueError, match="kind, widths, depth, seed"):
+        ch03.binary_point(("lstm", (4,), 1), None, BINARY)
 
 
 def test_a_spent_budget_stops_a_family_that_resumes_to_the_same_record(tmp_path, monkeypatch):
-    point = ("transformer", (4,), 1)
+    point = ("transformer", (4,), 1, 0)
     whole = ch03.binary_point(point, None, BINARY)
     with monkeypatch.context() as m:
         m.setattr(ch03, "current_budget", lambda: Budget(1e-9))
@@ -313,7 +355,7 @@ def test_a_spent_budget_stops_a_family_that_resumes_to_the_same_record(tmp_path,
 
 
 def test_more_generated_sequences_measure_the_trained_checkpoint_again(tmp_path):
-    point = ("rnn", (4,), 1)
+    point = ("rnn", (4,), 1, 0)
     first = ch03.binary_point(point, str(tmp_path), BINARY)
     more = replace(BINARY, n_generate=40)
     assert ch03.training_spec(more) == ch03.training_spec(BINARY) != ch03.training_spec(replace(BINARY, n_train=21))
@@ -327,15 +369,15 @@ def test_more_generated_sequences_measure_the_trained_checkpoint_again(tmp_path)
 def test_text_training_specs_leave_out_the_measurement_only():
     char = ch03.CharSettings(TEXT, window=16, epochs=1, lstm_batch=4, transformer_batch=8, transformer_lr=0.003)
     spec = ch03.training_spec(char)
-    assert spec["text"] == {"train_chars": 4000, "patience": 1, "seeds": 1, "seed": 0}  # no device
+    assert spec["text"] == {"train_chars": 4000, "patience": 1, "seed": 0}  # no device
     assert spec == ch03.training_spec(replace(char, text=replace(TEXT, generate=640, row=64, max_lag=16,
                                                                  sample_sets=5)))
 
 
 @pytest.mark.parametrize("point, settings", [
-    (("lstm", (4,), 1), ch03.CharSettings(TEXT, window=16, epochs=1, lstm_batch=4, transformer_batch=8,
+    (("lstm", (4,), 1, 0), ch03.CharSettings(TEXT, window=16, epochs=1, lstm_batch=4, transformer_batch=8,
                                           transformer_lr=0.003)),
-    (("word_transformer", (8,), 1), ch03.WordSettings(TEXT, min_count=2, window=16, epochs=1, lstm_batch=4,
+    (("word_transformer", (8,), 1, 0), ch03.WordSettings(TEXT, min_count=2, window=16, epochs=1, lstm_batch=4,
                                                       lstm_lr=1.0, dropout=0.1, transformer_batch=8,
                                                       transformer_lr=0.003)),
 ])

@@ -175,3 +175,17 @@ def test_the_decisive_profiles_name_each_chapters_ledger():
         for chapter, values in profiles[profile].items():
             if "cache_dir" in values:
                 assert values.get("ledger_dir") == f"results/points/{chapter}", (profile, chapter)
+
+
+def test_points_belong_to_the_commit_their_run_started_at(tmp_path, monkeypatch):
+    """An edit of the tree during a long run is not credited with the run's points."""
+    from seqmi.ledger import COMMIT_ENV, run_commit
+
+    monkeypatch.delenv(COMMIT_ENV, raising=False)
+    with run_commit("abc123"):
+        assert source_commit(tmp_path) == "abc123"
+        run_sweep(POINTS[:1], noise_stats, cache_dir=None, spec=SPEC, name="s", progress=False,
+                  ledger=tmp_path / "points")
+    (entry,) = Ledger(tmp_path / "points").entries()
+    assert entry["commit"] == "abc123"
+    assert source_commit(tmp_path / "nowhere") == "unknown"  # restored

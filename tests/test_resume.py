@@ -97,9 +97,9 @@ def test_a_family_stopped_by_its_budget_resumes_bit_for_bit(tmp_path, data):
 
 def test_ch03_binary_family_resumes_inside_an_epoch(tmp_path, monkeypatch):
     settings = ch03.BinarySettings(n_train=200, n_valid=10, length=16, mi_amplitude=0.1, mi_exponent=0.4,
-                                   n_generate=10, threshold=1e-3, max_epochs=2, patience=1, seeds=1,
+                                   n_generate=10, threshold=1e-3, max_epochs=2, patience=1,
                                    transformer_epochs=2, rnn_lr=0.01, lstm_lr=0.01, transformer_lr=0.003, seed=0)
-    point = ("transformer", (4,), 1)
+    point = ("transformer", (4,), 1, 0)
     whole = ch03.binary_point(point, None, settings)
     resumed, stops = interrupted(lambda: ch03.binary_point(point, str(tmp_path), settings), monkeypatch, ch03, 3)
     assert stops >= 1
@@ -188,9 +188,9 @@ def test_a_sweep_ends_cached_within_a_quarter_over_its_budget(tmp_path, monkeypa
     clock = TickingClock()
     monkeypatch.setattr(seqmi.sweep, "time", clock)
     settings = ch03.BinarySettings(n_train=200, n_valid=10, length=32, mi_amplitude=0.1, mi_exponent=0.4,
-                                   n_generate=10, threshold=1e-3, max_epochs=20, patience=20, seeds=1,
+                                   n_generate=10, threshold=1e-3, max_epochs=20, patience=20,
                                    transformer_epochs=2, rnn_lr=0.01, lstm_lr=0.01, transformer_lr=0.003, seed=0)
-    points = [(kind, (w,), 1) for kind in ("rnn", "lstm") for w in range(2, 22)]
+    points = [(kind, (w,), 1, 0) for kind in ("rnn", "lstm") for w in range(2, 22)]
     compute = partial(ch03.binary_point, settings=settings)
     start = clock.now
     run_sweep(points[-1:], compute, cache_dir=tmp_path / "alone", spec=settings, budget_s=1e9, name="binary",

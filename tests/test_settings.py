@@ -18,9 +18,9 @@ from seqmi.sweep import seed_block
 
 BINARY = ch03.BinarySettings(
     n_train=20, n_valid=10, length=16, mi_amplitude=0.1, mi_exponent=0.4, n_generate=10, threshold=1e-3,
-    max_epochs=2, patience=1, seeds=1, transformer_epochs=2, rnn_lr=0.01, lstm_lr=0.01, transformer_lr=0.003,
+    max_epochs=2, patience=1, transformer_epochs=2, rnn_lr=0.01, lstm_lr=0.01, transformer_lr=0.003,
     seed=0)
-TEXT = ch03.TextSettings(train_chars=4000, generate=64, sample_sets=2, row=32, max_lag=8, patience=1, seeds=1,
+TEXT = ch03.TextSettings(train_chars=4000, generate=64, sample_sets=2, row=32, max_lag=8, patience=1,
                          seed=0)
 CHAR = ch03.CharSettings(text=TEXT, window=16, epochs=1, lstm_batch=4, transformer_batch=8, transformer_lr=0.003)
 WORD = ch03.WordSettings(text=TEXT, min_count=2, window=16, epochs=1, lstm_batch=4, lstm_lr=20.0, dropout=0.4,
@@ -67,7 +67,7 @@ EXACT = ch06.ExactSettings(hidden_check=5, length_check=16, n_check=1, horizon=1
 
 BAD = [
     (BINARY, "n_train", 5), (BINARY, "length", 8), (BINARY, "mi_amplitude", 0.7), (BINARY, "mi_exponent", 0.0),
-    (BINARY, "n_generate", 1), (BINARY, "threshold", -1e-3), (BINARY, "patience", 0), (BINARY, "seeds", 0),
+    (BINARY, "n_generate", 1), (BINARY, "threshold", -1e-3), (BINARY, "patience", 0),
     (BINARY, "lstm_lr", 2.0), (BINARY, "transformer_lr", 0.0), (BINARY, "seed", -1), (BINARY, "device", "gpu"),
     (BINARY, "max_epochs", 1.5),
     (TEXT, "row", 16), (TEXT, "max_lag", 32), (TEXT, "generate", 31), (TEXT, "sample_sets", 1),

@@ -53,7 +53,7 @@ from typing import Any
 import yaml
 
 from seqmi.claims import UNHASHED, calibration, scoreboard
-from seqmi.ledger import source_commit
+from seqmi.ledger import run_commit, source_commit
 from seqmi.sections import SECTION_PREFIX, SETUP_TAG, parameters_read
 from seqmi.passes import describe, duration, pending_points, point_lines, record_pass, sweep_log, total_s
 from seqmi.report import PROFILE_ENV, PROVENANCE_FILE, RESULTS_FILE, ROOT_ENV, profile_parameters, profile_table
@@ -426,7 +426,7 @@ def execute(root: Path, profile: str, only: list[str] | None = None,
         os.environ[PROFILE_ENV] = profile
         try:
             with sweep_log(artifacts / SWEEP_LOG), _progress(artifacts, _provenance(commit, profile, parameters, 0.0),
-                                                             f"[{profile}] {chapter}"):
+                                                             f"[{profile}] {chapter}"), run_commit(commit):
                 run_notebook(read_chapter(root, chapter), executed, parameters, root)
         except papermill.PapermillExecutionError as err:
             status, error = "failed", f"{err.ename}: {err.evalue}"
@@ -843,7 +843,7 @@ def execute_section(root: Path, profile: str, chapter: str, section: str,
     print(f"[{profile}] executing {chapter}, section {section} ...", flush=True)
     start = time.perf_counter()
     with sweep_log(out / SWEEP_LOG), _progress(out, _provenance(commit, profile, parameters, 0.0),
-                                               f"[{profile}] {chapter}/{section}"):
+                                               f"[{profile}] {chapter}/{section}"), run_commit(commit):
         run_notebook(notebook, out / "executed.ipynb", parameters, root)
     wall = time.perf_counter() - start
     provenance = _provenance(commit, profile, parameters, wall)

@@ -324,23 +324,30 @@ def work(root: Path, hours: float, workers: int = 1, commit_every_s: float = COM
     plans = list(plans) if plans is not None else [plan(root, r) for r in decisive_runs(root)]
     report = []
     for p in queue(plans):
-        left = deadline - time.time()
-        if left <= 0:
-            break
-        stop = threading.Event()
-        thread = _committer(root, p.run.name, stop, commit_every_s)
-        status = execute_for(root, p.run, left, workers)
-        stop.set()
-        thread.join()
-        commit_ledger(root, f"Ledger: finished points of the decisive run {p.run.name}")
-        after = plan(root, p.run)
-        line = (f"{p.run.name}: {len(p.pending) - len(after.pending)} points finished, "
-                f"{len(after.pending)} pending (exit status {status})")
-        if status == 0 and not after.pending:
+        pending, status = len(p.pending), 0
+        # a section with a time budget stops with points pending and exits cleanly: run it
+        # again while it finishes points and time is left
+        while pending and deadline - time.time() > 0:
+            stop = threading.Event()
+            thread = _committer(root, p.run.name, stop, commit_every_s)
+            status = execute_for(root, p.run, deadline - time.time(), workers)
+            stop.set()
+            thread.join()
+            commit_ledger(root, f"Ledger: finished points of the decisive run {p.run.name}")
+            left = len(plan(root, p.run).pending)
+            if status != 0 or left == pending:
+                pending = left
+                break
+            pending = left
+        line = (f"{p.run.name}: {len(p.pending) - pending} points finished, {pending} pending "
+                f"(exit status {status})")
+        if status == 0 and not pending:
             _record(root, p.run)
             line += "; recorded"
         report.append(line)
         print(line, flush=True)
+        if deadline - time.time() <= 0:
+            break
     return report
 
 

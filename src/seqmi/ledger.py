@@ -30,7 +30,8 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +58,25 @@ def source_commit(root: Path) -> str:
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
     return head + ("+dirty" if dirty else "")
+
+
+@contextmanager
+def run_commit(commit: str) -> Iterator[None]:
+    """Within the block, :func:`source_commit` (and so every ledger opened, in this process
+    or a kernel started here) answers ``commit``: the commit a run started at.
+
+    The executor of a chapter wraps its kernel so: the tree may be edited while a long run
+    computes, and its points belong to the code it started with.
+    """
+    before = os.environ.get(COMMIT_ENV)
+    os.environ[COMMIT_ENV] = commit
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[COMMIT_ENV]
+        else:
+            os.environ[COMMIT_ENV] = before
 
 
 def write_json(path: Path, value: Any) -> None:
@@ -100,9 +120,15 @@ class Ledger:
     ----------
     folder : Path
         ``results/points/<chapter>`` (created when the first point is written).
+    commit : str
+        The commit of the code that computes the points, written into every entry:
+        :func:`source_commit` of the working directory when the ledger is opened (the
+        executor of a chapter sets ``$SEQMI_COMMIT`` to the commit it started at, so that
+        an edit of the tree during a long run is not credited with its points).
     """
 
     folder: Path
+    commit: str = field(default_factory=lambda: source_commit(Path.cwd()))
 
     def __post_init__(self) -> None:
         if str(self.folder) in ("", "."):
@@ -138,7 +164,7 @@ class Ledger:
         """
         entry = {"key": key, "sweep": sweep, "point": point, "spec": spec, "record": record,
                  "seconds": None if seconds is None else round(seconds, 2),
-                 "commit": source_commit(Path.cwd()),
+                 "commit": self.commit,
                  "machine": f"{platform.machine()}, {os.cpu_count()} CPU cores",
                  "devices": _devices(record), "written": time.strftime("%Y-%m-%d %H:%M")}
         path = self.path(key)

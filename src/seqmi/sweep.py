@@ -252,6 +252,9 @@ class SweepResult:
         ``{point: seconds}``: how long ``compute`` took for each point of ``computed``.
     wall_s : float
         Wall time of the call.
+    keys : dict
+        ``{point: key}`` of every point (:func:`sweep_key`): its name in the cache and the
+        ledger, which a recording lists to say what it read.
     """
 
     name: str
@@ -260,6 +263,7 @@ class SweepResult:
     computed: list[Hashable]
     seconds: dict[Hashable, float] = dataclasses.field(repr=False)
     wall_s: float
+    keys: dict[Hashable, str] = dataclasses.field(default_factory=dict, repr=False)
 
     @property
     def complete(self) -> bool:
@@ -479,7 +483,7 @@ def run_sweep(points: Iterable[Hashable], compute: Callable[[Any, str | None], d
     result = SweepResult(
         name=name, done={p: records[p] for p in order if p in records},
         pending=[p for p in order if p not in records], computed=[p for p in order if p in computed],
-        seconds={p: computed[p] for p in order if p in computed}, wall_s=time.perf_counter() - start)
+        seconds={p: computed[p] for p in order if p in computed}, wall_s=time.perf_counter() - start, keys=keys)
     log_sweep(name, len(result.done), len(result.pending), len(result.computed), result.wall_s)
     return result
 

@@ -52,8 +52,12 @@ from seqmi.validate import check_choice, check_float, check_int, check_int_list,
 
 #: A trained model of a sweep, ``(kind, width, depth)``.
 Model = tuple[str, int, int]
-#: A sweep point, ``(kind, widths, depth)``, the models of one kind and depth.
+#: The models of one kind and depth, ``(kind, widths, depth)``.
 Family = tuple[str, tuple[int, ...], int]
+#: A sweep point, ``(kind, widths, depth, seed)``: one independently trained seed of a
+#: family. A point per seed lets a run add seeds to those an earlier run finished (the
+#: ledger keeps each one), and a decisive run's fresh seeds never meet its pilot's.
+SeedFamily = tuple[str, tuple[int, ...], int, int]
 
 BINARY_KINDS = ("rnn", "lstm", "transformer")
 CHAR_KINDS = ("lstm", "transformer")
@@ -61,6 +65,7 @@ WORD_KINDS = ("word_lstm", "word_transformer")
 BINARY_HEADS = 4  # attention heads of the binary Transformers (App. E.2.1)
 TEXT_HEADS = 8  # attention heads of the text Transformers (App. E.2.2)
 TEXT_THRESHOLD = 2e-3  # fits of text curves use I(tau) above this (App. E.1.2)
+MID_START = 10  # the text's intermediate range starts here: tau >= 10 characters (sentence level)
 HEAD_CHARS = 600  # characters of a text model's first sample kept in its record (App. F)
 BINARY_BOOTSTRAP = 200  # bootstrap replicates over generated sequences behind every binary interval
 BOOTSTRAP_BLOCKS = 100  # groups of rows the bootstrap resamples (one row per group below that)
@@ -145,13 +150,67 @@ def families(models: Iterable[Model]) -> list[Family]:
     return [(kind, tuple(widths), depth) for (kind, depth), widths in grouped.items()]
 
 
-def members(points: Iterable[Family]) -> list[Model]:
-    """The models of family points, in order."""
-    return [(kind, w, depth) for kind, widths, depth in points for w in widths]
+def seed_families(points: Iterable[Family], seeds: Mapping[str, Sequence[int]]) -> list[SeedFamily]:
+    """One sweep point per family and training seed index, families first.
+
+    Parameters
+    ----------
+    points : iterable of (kind, widths, depth)
+    seeds : mapping
+        ``{kind: training seed indices}`` (:func:`seed_config`), e.g. ``range(3, 15)`` for
+        a decisive run whose pilot trained seeds 0-2; every kind of ``points`` needs one.
+    """
+    points = list(points)
+    for kind in dict.fromkeys(point[0] for point in points):
+        if kind not in seeds:
+            raise ValueError(f"no seeds given for kind {kind!r}; seeds are given for {sorted(seeds)}")
+        check_int_list(f"{kind} seeds", list(seeds[kind]), 0)
+        if len(set(seeds[kind])) != len(seeds[kind]):
+            raise ValueError(f"{kind} seeds must be distinct, got {list(seeds[kind])}")
+    return [(kind, widths, depth, s) for kind, widths, depth in points for s in seeds[kind]]
+
+
+def merge_seeds(done: Mapping[SeedFamily, dict[str, Any]],
+                seeds: Mapping[str, Sequence[int]]) -> dict[Family, dict[str, Any]]:
+    """The records of seed points joined into one record per family, as :func:`run_family` writes it.
+
+    Only families whose every seed of ``seeds[kind]`` is done are joined (a family with seeds
+    pending is pending: a claim over its seeds waits for all of them); seed points of
+    other seeds are ignored. Each model's ``seeds`` are its seed points' records in seed order, and its top-level
+    fields the best seed's on validation (the paper's reading: the best of its restarts),
+    with ``best_seed``, ``seed_val_losses`` and ``seed_indices``. A family's ``train_s``
+    and ``train_busy_s`` add up its seeds'.
+    """
+    grouped: dict[Family, list[tuple[int, dict[str, Any]]]] = {}
+    for (kind, widths, depth, seed), record in done.items():
+        if seed in seeds.get(kind, ()):
+            grouped.setdefault((kind, widths, depth), []).append((seed, record))
+    merged = {}
+    for family, runs in grouped.items():
+        runs.sort(key=lambda run: run[0])
+        if [seed for seed, _ in runs] != sorted(seeds[family[0]]):
+            continue
+        models = []
+        for c in range(len(family[1])):
+            records = [record["models"][c]["seeds"][0] for _, record in runs]
+            best = int(np.argmin([r["val_loss"] for r in records]))
+            first = runs[best][1]["models"][c]
+            models.append({**records[best], "best_seed": best, "seed_val_losses": [r["val_loss"] for r in records],
+                           "seed_indices": [seed for seed, _ in runs], "seeds": records,
+                           **{k: first[k] for k in ("params", "state_floats", "device", "amp")},
+                           "tokens_per_s": float(np.nanmean([r["models"][c]["tokens_per_s"] for _, r in runs]))})
+        merged[family] = {"train_s": sum(r["train_s"] for _, r in runs),
+                          "train_busy_s": sum(r["train_busy_s"] for _, r in runs), "models": models}
+    return merged
+
+
+def members(points: Iterable[Family | SeedFamily]) -> list[Model]:
+    """The models of family (or seed) points, each once, in order."""
+    return list(dict.fromkeys((point[0], w, point[2]) for point in points for w in point[1]))
 
 
 def by_model(done: Mapping[Family, dict[str, Any]]) -> dict[Model, dict[str, Any]]:
-    """One record per model from the records of family points (:func:`run_family`)."""
+    """One record per model from the records of family points (:func:`run_family`, :func:`merge_seeds`)."""
     return {model: record for point, family in done.items()
             for model, record in zip(members([point]), family["models"])}
 
@@ -308,17 +367,17 @@ def long_range_shape(split: tuple[np.ndarray, np.ndarray], train: tuple[np.ndarr
 
 def run_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.Module]],
                data: Sequences | Stream, configs: Sequence[TrainConfig], *, sample_seeds: Sequence[int],
-               n_samples: int, sample_length: int, max_lag: int, threshold: float, seeds: int = 1,
+               n_samples: int, sample_length: int, max_lag: int, threshold: float, seeds: Sequence[int] = (0,),
                device: DeviceLike = "cpu", checkpoint_dir: str | None = None, budget: Budget | None = None,
                head_tokens: int = 0, n_boot: int = 0, sample_sets: int = 1,
                progress: bool = False) -> dict[str, Any]:
-    """Train ``seeds`` models per config, sample from each, estimate and fit the two-point MI of the samples.
+    """Train the ``seeds`` of every config, sample from each model, estimate and fit the two-point MI of the samples.
 
     Parameters
     ----------
     make_model, data, configs
         As for :func:`seqmi.train.train_family`, one builder and one recipe per model;
-        each config is trained ``seeds`` times, every run a config of its own with one
+        each config is trained once per seed index, every run a config of its own with one
         restart and the seed :func:`seed_config` gives it, all in one family.
     sample_seeds : sequence of int
         The sampler's seed of each config's model (run ``s`` samples under
@@ -330,9 +389,10 @@ def run_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.Mo
         ``I(tau)`` is estimated for ``tau = 1..max_lag`` (Grassberger estimator).
     threshold : float
         Fits use the points with ``I > threshold``.
-    seeds : int
-        Independently trained models per config (their own weights and data order): the
-        replicates of every claim about an architecture.
+    seeds : sequence of int
+        Training seed indices (:func:`seed_config`): the independently trained models of
+        every config (their own weights and data order), the replicates of every claim
+        about an architecture.
     device : str or torch.device
     checkpoint_dir : str, optional
         Training checkpoints (resumable).
@@ -365,16 +425,16 @@ def run_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.Mo
         ``converged`` by :func:`seqmi.convergence.converged`, sampling time, ``head``: the
         first ``head_tokens`` tokens of its first sample), and, for the paper's reading
         (the best of its restarts on validation), the fields of the model with the
-        lowest validation loss, its index ``best_seed``, every model's validation loss
-        (``seed_val_losses``), parameter count, history state size, training
+        lowest validation loss, its position ``best_seed`` in ``seeds``, every model's
+        validation loss (``seed_val_losses``), the seed indices (``seed_indices``), parameter count, history state size, training
         throughput, device and bf16 autocast.
     """
     if len(sample_seeds) != len(configs):
         raise ValueError(f"got {len(sample_seeds)} sample seeds for {len(configs)} configs")
-    check_int("seeds", seeds, 1)
+    check_int_list("seeds", list(seeds), 0)
     check_int("sample_sets", sample_sets, 1)
     makers = [make_model] * len(configs) if callable(make_model) else list(make_model)
-    runs = [(c, s) for c in range(len(configs)) for s in range(seeds)]
+    runs = [(c, s) for c in range(len(configs)) for s in seeds]
     start = time.perf_counter()
     results = train_family([makers[c] for c, _ in runs], data, [seed_config(configs[c], s) for c, s in runs],
                            device=device, checkpoint_dir=checkpoint_dir, progress=progress, budget=budget)
@@ -392,6 +452,7 @@ def run_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.Mo
         result = results[mine[best]]
         models.append({
             **records[best], "best_seed": best, "seed_val_losses": [r["val_loss"] for r in records],
+            "seed_indices": list(seeds),
             "seeds": records, "params": sum(p.numel() for p in result.model.parameters()),
             "state_floats": result.model.history_state_size(sample_length),
             "tokens_per_s": float(np.nanmean([results[i].tokens_per_s for i in mine])),
@@ -432,8 +493,11 @@ def _measure(result: TrainResult, sample_seed: int, n_samples: int, sample_lengt
     return record
 
 
-def _check_family(point: Family, kinds: Sequence[str]) -> None:
-    kind, widths, depth = point
+def _check_family(point: SeedFamily, kinds: Sequence[str]) -> None:
+    if not (isinstance(point, tuple) and len(point) == 4):
+        raise ValueError(f"a sweep point is (kind, widths, depth, seed), got {point!r}")
+    kind, widths, depth, seed = point
+    check_int("seed", seed, 0)
     check_choice("kind", kind, kinds)
     if not widths:
         raise ValueError(f"a family needs at least one width, got {point!r}")
@@ -479,8 +543,6 @@ class BinarySettings:
         Fits use the points with ``I(tau)`` above this.
     max_epochs, patience : int
         Stop rule of every model (:class:`~seqmi.train.TrainConfig`).
-    seeds : int
-        Independently trained models per configuration (:func:`run_family`).
     transformer_epochs : int
         Epoch limit of the Transformers, in place of ``max_epochs``: the length of their
         cosine schedule, which runs to its end unless patience stops it first.
@@ -503,7 +565,6 @@ class BinarySettings:
     threshold: float
     max_epochs: int
     patience: int
-    seeds: int
     transformer_epochs: int
     rnn_lr: float
     lstm_lr: float
@@ -522,7 +583,6 @@ class BinarySettings:
         check_float("threshold", self.threshold, 0.0, low_open=True)
         check_int("max_epochs", self.max_epochs, 1)
         check_int("patience", self.patience, 1)
-        check_int("seeds", self.seeds, 1)
         check_int("transformer_epochs", self.transformer_epochs, 1)
         for name in ("rnn_lr", "lstm_lr", "transformer_lr"):
             check_float(name, getattr(self, name), 0.0, 1.0, low_open=True)
@@ -561,13 +621,13 @@ def binary_config(kind: str, width: int, depth: int, settings: BinarySettings) -
                        **stop)
 
 
-def binary_point(point: Family, checkpoint_dir: str | None, settings: BinarySettings) -> dict[str, Any]:
-    """Train, sample and measure one family of the binary sweep.
+def binary_point(point: SeedFamily, checkpoint_dir: str | None, settings: BinarySettings) -> dict[str, Any]:
+    """Train, sample and measure one seed of one family of the binary sweep.
 
     Parameters
     ----------
-    point : (kind, widths, depth)
-        ``kind`` in ``BINARY_KINDS``.
+    point : (kind, widths, depth, seed)
+        ``kind`` in ``BINARY_KINDS``; ``seed`` the training seed index (:func:`seed_config`).
     checkpoint_dir : str or None
         The family's training checkpoints; a family stopped by the sweep's budget resumes
         from them.
@@ -576,16 +636,17 @@ def binary_point(point: Family, checkpoint_dir: str | None, settings: BinarySett
     Returns
     -------
     dict
-        :func:`run_family`'s record, one model per width, ``n_generate`` sequences each.
+        :func:`run_family`'s record, one model per width, ``n_generate`` sequences each
+        (:func:`merge_seeds` joins a family's seeds).
     """
     _check_family(point, BINARY_KINDS)
-    kind, widths, depth = point
+    kind, widths, depth, seed = point
     return run_family(
         [partial(binary_model, kind, w, depth, settings) for w in widths], binary_data(settings),
         [binary_config(kind, w, depth, settings) for w in widths],
         sample_seeds=[child_seed(settings.seed, "binary-sample", kind, w, depth) for w in widths],
         n_samples=settings.n_generate, sample_length=settings.length, max_lag=settings.length - 1,
-        threshold=settings.threshold, seeds=settings.seeds, device=settings.device,
+        threshold=settings.threshold, seeds=(seed,), device=settings.device,
         checkpoint_dir=checkpoint_dir, budget=current_budget(), n_boot=BINARY_BOOTSTRAP)
 
 
@@ -610,8 +671,6 @@ class TextSettings:
         Largest ``tau`` of the character-level MI.
     patience : int
         Early-stopping patience in epochs.
-    seeds : int
-        Independently trained models per configuration (:func:`run_family`).
     seed : int
         The chapter's seed.
     device : str or torch.device
@@ -625,7 +684,6 @@ class TextSettings:
     row: int
     max_lag: int
     patience: int
-    seeds: int
     seed: int
     device: DeviceLike = unkeyed("cpu")
 
@@ -636,7 +694,6 @@ class TextSettings:
         check_int("generate", self.generate, self.row)
         check_int("sample_sets", self.sample_sets, 2)
         check_int("patience", self.patience, 1)
-        check_int("seeds", self.seeds, 1)
         check_int("seed", self.seed, 0)
         check_device(self.device)
 
@@ -853,27 +910,27 @@ def word_config(kind: str, width: int, depth: int, settings: WordSettings) -> Tr
                        **stop)
 
 
-def _text_family(point: Family, level: str, make: Callable[..., nn.Module], data: Sequences | Stream,
+def _text_family(point: SeedFamily, level: str, make: Callable[..., nn.Module], data: Sequences | Stream,
                  configure: Callable[..., TrainConfig], settings: CharSettings | WordSettings,
                  checkpoint_dir: str | None) -> dict[str, Any]:
-    kind, widths, depth = point
+    kind, widths, depth, seed = point
     text = settings.text
     return run_family(
         [partial(make, kind, w, depth, settings) for w in widths], data,
         [configure(kind, w, depth, settings) for w in widths],
         sample_seeds=[child_seed(text.seed, f"{level}-sample", kind, w, depth) for w in widths],
         n_samples=text.generate // text.row, sample_length=text.row, max_lag=text.max_lag,
-        threshold=TEXT_THRESHOLD, seeds=text.seeds, device=text.device, checkpoint_dir=checkpoint_dir,
+        threshold=TEXT_THRESHOLD, seeds=(seed,), device=text.device, checkpoint_dir=checkpoint_dir,
         budget=current_budget(), head_tokens=HEAD_CHARS, sample_sets=text.sample_sets)
 
 
-def char_point(point: Family, checkpoint_dir: str | None, settings: CharSettings) -> dict[str, Any]:
-    """Train, sample and measure one family of the character-level sweep.
+def char_point(point: SeedFamily, checkpoint_dir: str | None, settings: CharSettings) -> dict[str, Any]:
+    """Train, sample and measure one seed of one family of the character-level sweep.
 
     Parameters
     ----------
-    point : (kind, widths, depth)
-        ``kind`` in ``CHAR_KINDS``.
+    point : (kind, widths, depth, seed)
+        ``kind`` in ``CHAR_KINDS``; ``seed`` the training seed index.
     checkpoint_dir : str or None
         The family's training checkpoints.
     settings : CharSettings
@@ -889,13 +946,13 @@ def char_point(point: Family, checkpoint_dir: str | None, settings: CharSettings
                         checkpoint_dir)
 
 
-def word_point(point: Family, checkpoint_dir: str | None, settings: WordSettings) -> dict[str, Any]:
-    """Train, sample and measure one family of the word-level sweep, at character level.
+def word_point(point: SeedFamily, checkpoint_dir: str | None, settings: WordSettings) -> dict[str, Any]:
+    """Train, sample and measure one seed of one family of the word-level sweep, at character level.
 
     Parameters
     ----------
-    point : (kind, widths, depth)
-        ``kind`` in ``WORD_KINDS``.
+    point : (kind, widths, depth, seed)
+        ``kind`` in ``WORD_KINDS``; ``seed`` the training seed index.
     checkpoint_dir : str or None
         The family's training checkpoints.
     settings : WordSettings
