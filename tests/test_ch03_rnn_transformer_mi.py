@@ -121,7 +121,7 @@ def test_split_claim_and_intervals(payload):
     from seqmi.claims import DECIDES, by_id
 
     stored = payload["claims"]
-    assert len(stored) == 18
+    assert len(stored) == 23
     # App. D.2 as Shen compares it: the contiguous (consecutive-block) validation set against same-size
     # training subsamples, its relative difference with a 90% interval
     split = by_id(stored, "shen2019.appD2.split-nonuniform")
@@ -200,6 +200,73 @@ def test_exponential_decay_every_width():
     assert ch03.decide_exponential(forms, rates, 0.01) == "reproduced"
     assert ch03.decide_exponential([forms[0], _around(-2.0, 0.1)], rates, 0.01) == "not reproduced"
     assert ch03.decide_exponential([forms[0], _around(0.2, 1.0)], rates, 0.01) == "inconclusive"
+
+
+def test_lstm_exponential_at_the_widths_the_paper_names():
+    clear, faint = _around(3.8, 0.1), _around(0.6, 0.05)
+    assert ch03.decide_lstm_exponential([clear, faint]) == "reproduced"
+    assert ch03.decide_lstm_exponential([clear, _around(-1.0, 0.1)]) == "not reproduced"
+    # the recorded width-8 spread (0.33, 0.53, 0.96): its interval reaches below 0
+    assert ch03.decide_lstm_exponential([clear, np.array([0.33, 0.53, 0.96])]) == "inconclusive"
+
+
+def test_recorded_models_by_kind():
+    points = {"lstm_w8_d1": {}, "lstm_w8_d3": {}, "word_lstm_w64_d1": {}, "transformer_w16_d2": {}}
+    assert ch03._shapes(points, "lstm") == [(8, 1), (8, 3)]
+    assert ch03._shapes(points, "word_lstm") == [(64, 1)]
+    assert ch03._shapes(points, "transformer") == [(16, 2)]
+
+
+def test_transformer_beyond_every_lstm():
+    transformer = [_around(0.004, 0.0002)]
+    lstms = [_around(0.008, 0.0002), _around(0.03, 0.001)]
+    assert ch03.decide_beyond_lstms(transformer, lstms)[0] == "reproduced"
+    # one LSTM with the longer ξ: the Transformer is not beyond the best LSTM
+    assert ch03.decide_beyond_lstms(transformer, [*lstms, _around(0.002, 0.0002)])[0] == "not reproduced"
+    # an LSTM whose seeds spread as the recorded width-32 one's (ξ 195, 125, 78)
+    verdict, cis = ch03.decide_beyond_lstms(transformer, [*lstms, 1 / np.array([195.0, 125.0, 78.0])])
+    assert verdict == "inconclusive" and len(cis) == 1 and len(cis[0]) == 3
+    # seeds are never paired: reordering one model's seeds changes nothing
+    shuffled = ch03.decide_beyond_lstms([transformer[0][::-1]], lstms)[1]
+    assert np.allclose(shuffled, ch03.decide_beyond_lstms(transformer, lstms)[1], rtol=1e-12, atol=0)
+
+
+def test_mid_range_is_a_non_inferiority():
+    assert ch03.decide_mid_range([_around(3.8, 0.05)], 3.8, 0.05, [False])[0] == "reproduced"
+    # longer than the text's passes too (Shen's 'spurious long correlation lengths' of shallow models)
+    assert ch03.decide_mid_range([_around(6.0, 0.05)], 3.8, 0.05, [False])[0] == "reproduced"
+    assert ch03.decide_mid_range([_around(2.5, 0.05)], 3.8, 0.05, [False])[0] == "not reproduced"
+    # a Transformer short of Shen's context: its failure decides nothing, its success counts a fortiori
+    assert ch03.decide_mid_range([_around(2.5, 0.05)], 3.8, 0.05, [True])[0] == "inconclusive"
+    assert ch03.decide_mid_range([_around(3.8, 0.05)], 3.8, 0.05, [True])[0] == "reproduced"
+    # a reference as loose as one same-size sample's regression interval (27%) leaves it open
+    verdict, [(change, ci)] = ch03.decide_mid_range([_around(3.8, 0.05)], 3.8, 1.0, [False])
+    assert verdict == "inconclusive" and ci[0] < -0.1 < ci[1] and abs(change) < 1e-12
+    assert ch03._xi_se({"xi": 4.0, "xi_ci": [2.0, math.inf]}) == pytest.approx(16 * 0.5 / (2 * 1.959963984540054))
+
+
+def test_power_law_tail_of_deep_transformers():
+    assert ch03.decide_tail([_around(-1.0, 0.1), _around(-0.5, 0.1)], True) == "reproduced"
+    assert ch03.decide_tail([_around(-1.0, 0.1), _around(0.5, 0.1)], True) == "not reproduced"
+    # short of the statement's depths, lags or context: undecided whatever the data
+    assert ch03.decide_tail([_around(-1.0, 0.1)], False) == "inconclusive"
+    tau = np.arange(1, 601, dtype=float)
+    wiggle = 1 + 0.02 * np.sin(1.7 * tau)
+    seeds = [{"mi": (0.3 * tau**-0.6 * wiggle + 1e-4).tolist()},
+             {"mi": (0.3 * np.exp(-tau / 80) * wiggle + 1e-4).tolist()},
+             {"mi": [0.1] * 40 + [-1e-4] * 560}]  # too few positive lags past τ = 50
+    forms = ch03._tail_forms({"seeds": seeds})
+    assert forms[0] < 0 < forms[1] and math.isnan(forms[2])
+
+
+def test_transformer_parameters_as_the_model_counts_them():
+    from seqmi.models.lm import TransformerLM
+
+    for vocab, width, depth in ((63, 64, 2), (63, 128, 5), (40, 16, 3)):
+        model = TransformerLM(vocab, width, depth, heads=8, max_len=32)
+        count = sum(p.numel() for p in model.parameters())
+        assert ch03._params(width, depth, vocab) == count
+        assert ch03._vocab(count, width, depth) == pytest.approx(vocab)
 
 
 def test_saturation_growth_plateau_and_collapse():
