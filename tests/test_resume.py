@@ -135,6 +135,49 @@ def test_fresh_batches_resume_without_drawing_again_what_was_trained_on(tmp_path
     assert len(draws) == drawn_whole
 
 
+def test_device_sampler_run_resumes_bit_for_bit(tmp_path):
+    """``train_gaussian`` with the device sampler (a seed per batch from the checkpointed numpy
+    generator), stopped twice by its budget, ends as the run that went through."""
+    from seqmi.data.subvolume import SubvolumeGaussian
+    from seqmi.models.gaussian_lm import GaussianSequenceModel
+    from seqmi.recipes.gaussian_tokens import train_gaussian
+
+    dist = SubvolumeGaussian(3, copies=4)
+
+    def model():
+        torch.manual_seed(0)
+        return GaussianSequenceModel("transformer", 4, 8, 1, n_heads=2, max_len=64)
+
+    run = partial(train_gaussian, dist=dist, steps=7, batch=3, lr=3e-3, warmup=2, seed=5, progress=False,
+                  sampler="device-cholesky")
+    whole_model = model()
+    whole = run(whole_model)
+    stops = 0
+    while True:
+        resumed_model = model()  # as a new process would build it: the checkpoint holds the weights
+        try:
+            resumed = run(resumed_model, checkpoint_dir=tmp_path, budget=StopAfter(2))
+            break
+        except OutOfTime:
+            stops += 1
+    assert stops == 2  # after steps 3 and 6 of 7
+    assert resumed.tolist() == whole.tolist()
+    for x, y in zip(whole_model.state_dict().values(), resumed_model.state_dict().values()):
+        assert torch.equal(x, y)
+    # and the numpy sampler draws other batches of the same distribution
+    assert run(model(), sampler="numpy").tolist() != whole.tolist()
+
+
+def test_ch04_gaussian_point_resumes_with_the_numpy_sampler(tmp_path, monkeypatch):
+    settings = ch04.GaussianSettings(token_dim=2, layers=1, heads=1, max_len=16, d_state=2, steps=7, batch=2,
+                                     warmup=1, lr=1e-3, n_eval=2, seed=0, sampler="numpy")
+    point = ("transformer", 8, 16, 0)
+    whole = ch04.gaussian_point(point, None, settings)
+    resumed, stops = interrupted(lambda: ch04.gaussian_point(point, str(tmp_path), settings), monkeypatch, ch04, 2)
+    assert stops == 2
+    assert resumed == whole
+
+
 def test_fresh_batches_must_be_replayable():
     with pytest.raises(ValueError, match="fresh=True needs replayable=True"):
         seqmi.train.Batches(3, lambda rng, step: iter(()), replayable=False, fresh=True)

@@ -34,7 +34,7 @@ from seqmi.data.text import KJV_CHAPTERS, CharVocab, Document, join
 from seqmi.device import DeviceLike, check_device
 from seqmi.l2m import history_state_size, linear_state_excess
 from seqmi.models.gaussian_lm import GaussianSequenceModel
-from seqmi.recipes.gaussian_tokens import evaluate_kl, train_gaussian
+from seqmi.recipes.gaussian_tokens import SAMPLERS, evaluate_kl, train_gaussian
 from seqmi.models.lm import TransformerLM
 from seqmi.models.mamba import MambaLM
 from seqmi.progress import progress_bar
@@ -205,6 +205,13 @@ class GaussianSettings:
     device : str or torch.device
         Resolved where a point is computed (``"auto"``: the worker's GPU if it has one);
         not part of the cache keys.
+    sampler : {"device-cholesky", "numpy"}
+        How training and evaluation batches are drawn
+        (:mod:`seqmi.recipes.gaussian_tokens`): on the model's device (default), or by
+        the numpy sampler on the CPU that the points recorded before it used. Part of the
+        cache keys: the two draw different samples of the same distribution, so a point
+        of one is never read for the other (a ``"numpy"`` point recomputes the values of
+        the records made before the field existed, under a key of its own).
     """
 
     token_dim: int
@@ -219,10 +226,12 @@ class GaussianSettings:
     n_eval: int
     seed: int
     device: DeviceLike = unkeyed("cpu")
+    sampler: str = "device-cholesky"
 
     def __post_init__(self) -> None:
         check_int("token_dim", self.token_dim, 1, 256)
         check_int("max_len", self.max_len, 4)
+        check_choice("sampler", self.sampler, SAMPLERS)
         _check_backbones_and_training(self)
 
 
@@ -269,9 +278,10 @@ def gaussian_point(point: tuple[str, int, int, int], checkpoint_dir: str | None,
                                   settings.max_len, settings.d_state)
     losses = train_gaussian(model, dist, settings.steps, settings.batch, settings.lr, settings.warmup,
                             device=settings.device, seed=child_seed(settings.seed, "l2m-train", length, rep),
-                            progress=False, checkpoint_dir=checkpoint_dir, budget=current_budget())
+                            progress=False, checkpoint_dir=checkpoint_dir, budget=current_budget(),
+                            sampler=settings.sampler)
     kl = evaluate_kl(model, dist, settings.n_eval, settings.batch, device=settings.device,
-                     seed=child_seed(settings.seed, "l2m-eval", length))
+                     seed=child_seed(settings.seed, "l2m-eval", length), sampler=settings.sampler)
     return {"position_kl": kl.tolist(), "average_kl": float(kl.mean()), "final_train_loss": float(losses[-10:].mean()),
             "state_size": history_state_size(model, length // 2), "n_params": sum(p.numel() for p in model.parameters()),
             "bipartite_mi": dist.bipartite_mi(),
