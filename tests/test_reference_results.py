@@ -8,7 +8,9 @@ import pytest
 from seqmi import book, claims, report
 
 ROOT = Path(__file__).resolve().parents[1]
-RECORDED = sorted(p for p in (ROOT / "results").glob("*/*") if p.is_dir())
+# results/points/ is the ledger of finished sweep points (seqmi.ledger), not a recording
+RECORDED = sorted(p for profile in report.RECORDED_PROFILES for p in (ROOT / "results" / profile).glob("*")
+                  if p.is_dir())
 PROVENANCE_KEYS = {"commit", "profile", "parameters", "device", "torch", "python", "wall_s", "date"}
 
 

@@ -1058,12 +1058,6 @@ def _parser() -> argparse.ArgumentParser:
                              help='parameters as a YAML string, e.g. "max_lag: 40"')
             cmd.add_argument("-f", "--parameters_file", action="append", type=Path, metavar="FILE",
                              help="parameters from a YAML file")
-    camp = sub.add_parser("campaign", help="the queue of decisive runs (notebooks/campaign.yml): pending "
-                                            "points and costs, or `campaign run` to work through it")
-    camp.add_argument("action", nargs="?", choices=("list", "run"), default="list")
-    camp.add_argument("--hours", type=float, default=None, help="with run: wall-clock limit")
-    camp.add_argument("--workers", type=int, default=1, help="with run: worker processes per section")
-    camp.add_argument("--brief", action="store_true", help="with list: runs only, not their points")
     mj = sub.add_parser("mathjax", help="install MathJax 3 into _static/ for offline reading")
     mj.add_argument("--tarball", type=Path, default=None, help=f"local mathjax-{MATHJAX_VERSION}.tgz, or a folder holding it")
     return parser
@@ -1113,16 +1107,6 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"claims decided again: {path.relative_to(root)}, {len(moved)} moved")
                 for m in moved:
                     print(f"  {m['id']}: {_brief(m['before'])} -> {_brief(m['after'])}")
-        elif args.command == "campaign":
-            from seqmi import campaign
-
-            if args.action == "list":
-                plans = [campaign.plan(root, run) for run in campaign.decisive_runs(root)]
-                print(campaign.describe(plans, root, points=not args.brief))
-            elif args.hours is None:
-                raise BookError("campaign run needs --hours H (its wall-clock limit)")
-            else:
-                campaign.work(root, args.hours, args.workers)
         elif args.command == "mathjax":
             print(f"MathJax in {install_mathjax(root, args.tarball)}")
     except BookError as err:

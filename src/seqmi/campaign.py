@@ -14,11 +14,14 @@ sittings and machines as it needs:
   as points land, and records a run (:func:`seqmi.book.merge_section`) once nothing of it
   is pending.
 
-``python -m seqmi.book campaign`` and ``campaign run --hours H`` are the command line.
+``python -m seqmi.campaign`` (the queue) and ``python -m seqmi.campaign run --hours H
+--workers N`` are the command line. This module sits above :mod:`seqmi.book`, whose
+executor it drives.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import signal
@@ -373,3 +376,30 @@ def _record(root: Path, run: DecisiveRun) -> None:
     subprocess.run(["git", "commit", "-q", "-m", f"Decisive run {run.name} recorded ({run.profile}, "
                     f"section {run.section}): {', '.join(run.decides)}", "--", str(target), str(POINTS_ROOT)],
                    cwd=root, check=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``python -m seqmi.campaign``; returns the exit status."""
+    from seqmi import book
+
+    parser = argparse.ArgumentParser(prog="python -m seqmi.campaign", description=__doc__.split("\n\n")[0])
+    parser.add_argument("action", nargs="?", choices=("list", "run"), default="list",
+                        help="list: the queue with its pending points and costs; run: work through it")
+    parser.add_argument("--root", type=Path, default=None, help="book root (default: found from cwd)")
+    parser.add_argument("--hours", type=float, default=None, help="with run: wall-clock limit")
+    parser.add_argument("--workers", type=int, default=1, help="with run: worker processes per section")
+    parser.add_argument("--brief", action="store_true", help="with list: the runs only, not their points")
+    args = parser.parse_args(argv)
+    root = book.find_root(args.root)
+    if args.action == "list":
+        print(describe([plan(root, run) for run in decisive_runs(root)], root, points=not args.brief))
+        return 0
+    if args.hours is None:
+        print("error: campaign run needs --hours H (its wall-clock limit)", file=sys.stderr)
+        return 1
+    work(root, args.hours, args.workers)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
