@@ -39,7 +39,7 @@ from seqmi.models.lm import TransformerLM
 from seqmi.models.mamba import MambaLM
 from seqmi.progress import progress_bar
 from seqmi.rng import child_seed
-from seqmi.sweep import current_budget, sweep_key, unkeyed
+from seqmi.sweep import Budget, OutOfTime, current_budget, sweep_key, unkeyed
 from seqmi.train import Sequences, TrainConfig, TrainResult, train
 from seqmi.validate import (check_choice, check_float, check_float_list, check_increasing, check_int, check_int_list,
                             check_multiples)
@@ -683,7 +683,8 @@ def matched_mamba_width(vocab_size: int, n_params: int, settings: CharLMSettings
 
 
 def train_char_lm(kind: str, vocab_size: int, width: int, data: Sequences, settings: CharLMSettings,
-                  device: DeviceLike = "cpu", cache_dir: str | None = None) -> TrainResult:
+                  device: DeviceLike = "cpu", cache_dir: str | None = None,
+                  budget: Budget | None = None) -> TrainResult:
     """Train one character model for one epoch of ``data`` (:func:`seqmi.train.train`).
 
     Parameters
@@ -698,6 +699,9 @@ def train_char_lm(kind: str, vocab_size: int, width: int, data: Sequences, setti
         The model is checkpointed under ``cache_dir/<key>/``, the key naming the kind, the
         width, the settings and a digest of ``data``; a finished checkpoint is read back
         instead of training. ``None`` or ``""``: no checkpoint.
+    budget : seqmi.sweep.Budget, optional
+        The section's deadline: training stops there, checkpointed, with
+        :class:`~seqmi.sweep.OutOfTime` (the next run resumes it from ``cache_dir``).
 
     Returns
     -------
@@ -712,8 +716,13 @@ def train_char_lm(kind: str, vocab_size: int, width: int, data: Sequences, setti
         digest = hashlib.sha1(np.ascontiguousarray(data.train).tobytes() + np.ascontiguousarray(data.valid).tobytes())
         spec = {"settings": asdict(settings), "vocab": vocab_size, "data": digest.hexdigest()[:16]}
         checkpoint = os.path.join(cache_dir, sweep_key("char-lm", (kind, width), spec))
-    return train(lambda: char_lm(kind, vocab_size, width, settings), data, config, device=device,
-                 checkpoint_dir=checkpoint)
+    try:
+        return train(lambda: char_lm(kind, vocab_size, width, settings), data, config, device=device,
+                     checkpoint_dir=checkpoint, budget=budget)
+    except OutOfTime:
+        raise OutOfTime(f"character {kind} of width {width}: stopped at the section's deadline, "
+                        + (f"checkpointed under {checkpoint}: run again to continue" if checkpoint
+                           else "not checkpointed (no cache_dir): it starts again")) from None
 
 
 def bipartite_curves(parts: Sequence[tuple[Scorer, NDArray[np.int64]]], lengths: Sequence[int],
