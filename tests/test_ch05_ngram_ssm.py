@@ -3,8 +3,7 @@
 import numpy as np
 import pytest
 
-from seqmi.claims import DECIDES
-from seqmi.claims.ch05_ngram_ssm import CLUSTERED
+from seqmi.claims import DECIDES, MIN_SEEDS, by_id
 
 CHAPTER = "05_ngram_ssm"
 pytestmark = pytest.mark.book
@@ -102,10 +101,22 @@ def test_spectra_and_clustering(res):
             assert 0 < r["spectral_radius"]
             assert (r["n_outside"] == 0) == (r["fraction_inside"] == 1.0)
             assert (r["spectral_radius"] < 1) == np.isfinite(r["effective_window"])
-    ex = res["explained_by_last_trigram"]
-    assert ex["constructed_ssm"] == pytest.approx(1.0, abs=1e-9)
-    # the paper's "cluster": above the claim's threshold, not merely above chance
-    assert CLUSTERED < ex["trained_ssm"] <= 1.0 and CLUSTERED < ex["trained_rnn"] <= 1.0
+    assert res["explained_by_last_trigram"]["constructed_ssm"] == pytest.approx(1.0, abs=1e-9)
+
+
+def test_clustering_by_the_last_trigram(res):
+    c, n = res["trigram_clustering"], res["training"]["n_seeds"]
+    chance = (res["n_contexts"] - 1) / (res["n_starting_sequences"] - 1)
+    smallest_p = 1 / (1 + c["permutations"])
+    for key in ("ssm_tuned", "rnn_tuned", "ssm_paper"):
+        seeds = c[key]
+        assert all(len(seeds[f]) == n for f in ("explained", "null_mean", "p_value"))
+        # the shuffled null's mean is (K - 1)/(N - 1) exactly; one shuffle's sd is 4e-4 here
+        assert seeds["null_mean"] == pytest.approx([chance] * n, abs=2e-4)
+        assert all(smallest_p <= p <= 1 for p in seeds["p_value"])
+        # states of a recurrence that weights the last words most: no shuffle comes near
+        assert all(x > 10 * chance for x in seeds["explained"])
+        assert seeds["p_value"] == [smallest_p] * n
 
 
 def test_size_scan_fails_only_when_numerically_singular(res):
@@ -143,8 +154,6 @@ def test_lipschitz_window(res):
 
 
 def test_claims(run):
-    from seqmi.claims import by_id
-
     stored = run["claims"]
     assert len(stored) == 17
     for cid in ("nandakumar.appB.145-rules", "nandakumar.thm4-1.ssm-eps-equivalent",
@@ -165,3 +174,9 @@ def test_claims(run):
     for c in stored:
         if c["verdict"] == "inconclusive":
             assert DECIDES in c["scale"], c["id"]
+    # Fig. 4 is decided over seeds against the shuffled null, never from one model
+    cluster = by_id(stored, "nandakumar.fig4.states-cluster")
+    ssm = run["results"]["trigram_clustering"]["ssm_tuned"]
+    assert cluster["kind"] == "statistical" and cluster["design"]["h0"]
+    assert cluster["value"] == pytest.approx(np.mean(ssm["explained"]) - np.mean(ssm["null_mean"]), rel=1e-11)
+    assert (cluster["ci"] is None) == (len(ssm["explained"]) < MIN_SEEDS)

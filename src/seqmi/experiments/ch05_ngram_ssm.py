@@ -1,4 +1,5 @@
-"""Settings and runs of chapter 05: the constructions' checks, and Section 5's trained SSM and RNN models over random splits."""
+"""Settings and runs of chapter 05: the constructions' checks, and Section 5's trained SSM and RNN models over
+random splits, with the grouping of their states by the last n - 1 words (Fig. 4)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from torch import nn
 
 from seqmi.data.ngram import NgramLanguage
 from seqmi.device import DeviceLike, check_device
-from seqmi.models.ngram_lm import completion_accuracy
+from seqmi.models.ngram_lm import completion_accuracy, explained_by_groups, hidden_states, shuffled_label_null
 from seqmi.recipes.ngram_lm import train_language_model
 from seqmi.rng import child_seed
 from seqmi.validate import check_float, check_float_list, check_int, check_int_list
@@ -104,6 +105,9 @@ class TrainingSettings:
         Test sentences are cut to this many words, 3 to 13.
     window_tol : float
         Damping that defines the effective context window of a trained ``A``.
+    null_permutations : int
+        Shuffles of the last-trigram labels per trained model, the null of Fig. 4's
+        clustering (:func:`state_clustering`).
     seed : int
         The chapter's seed.
     device : str or torch.device
@@ -122,6 +126,7 @@ class TrainingSettings:
     hidden_size: int
     prefix_length: int
     window_tol: float
+    null_permutations: int = 100
     seed: int = 0
     device: DeviceLike = "auto"
 
@@ -138,6 +143,7 @@ class TrainingSettings:
         check_int("hidden_size", self.hidden_size, 1)
         check_int("prefix_length", self.prefix_length, 3, 13)
         check_float("window_tol", self.window_tol, 0.0, 1.0, low_open=True, high_open=True)
+        check_int("null_permutations", self.null_permutations, 1)
         check_int("seed", self.seed, 0)
         check_device(self.device)
 
@@ -209,3 +215,44 @@ def split_runs(kind: str, language: NgramLanguage, *, n_train: int, n_splits: in
         runs.append(SplitRun(res.model, list(res.epoch_losses),
                              completion_accuracy(res.model, language, test, prefix_length, device), test))
     return runs
+
+
+def state_clustering(runs: Sequence[SplitRun], language: NgramLanguage, prefixes: Sequence[Sequence[str]], *,
+                     permutations: int, seed: int, device: DeviceLike = "cpu") -> dict[str, list[float]]:
+    """How far each run's states group by the prefix's last ``n - 1`` words, against shuffled labels (Fig. 4).
+
+    For run ``s``: the fraction of the variance of its states after ``prefixes`` that the
+    last ``n - 1`` words explain (:func:`seqmi.models.ngram_lm.explained_by_groups`), the
+    same fraction with those labels shuffled across the states, ``permutations`` times
+    (:func:`seqmi.models.ngram_lm.shuffled_label_null`, seeded ``child_seed(seed,
+    "shuffle", s)``), and the permutation p-value of the observed fraction.
+
+    Parameters
+    ----------
+    runs : sequence of SplitRun
+        One trained model per seed.
+    language : NgramLanguage
+    prefixes : sequence of sentences
+        Where the states are read (the chapter: every valid starting sequence).
+    permutations : int
+        Shuffles per run, at least 1.
+    seed : int
+    device : str or torch.device
+
+    Returns
+    -------
+    dict of str to list of float
+        ``"explained"``, ``"null_mean"`` (the mean over the shuffles) and ``"p_value"``
+        (``(1 + shuffles at least as large) / (1 + permutations)``), one entry per run.
+    """
+    check_int("permutations", permutations, 1)
+    labels = [tuple(p[-(language.n - 1):]) for p in prefixes]
+    out: dict[str, list[float]] = {"explained": [], "null_mean": [], "p_value": []}
+    for s, run in enumerate(runs):
+        states = hidden_states(run.model, language, prefixes, device)
+        explained = explained_by_groups(states, labels)
+        null = shuffled_label_null(states, labels, permutations, child_seed(seed, "shuffle", s))
+        out["explained"].append(explained)
+        out["null_mean"].append(float(null.mean()))
+        out["p_value"].append(float((1 + (null >= explained).sum()) / (1 + permutations)))
+    return out

@@ -281,6 +281,70 @@ def explained_by_groups(states: NDArray[np.float64], labels: Sequence[object]) -
     return float(1.0 - within / total) if total > 0 else 1.0
 
 
+def shuffled_label_null(states: NDArray[np.float64], labels: Sequence[object], permutations: int = 100,
+                        seed: int = 0) -> NDArray[np.float64]:
+    """:func:`explained_by_groups` with the labels shuffled across the states, once per permutation.
+
+    The permutation null of "the states are grouped by their labels": a shuffle keeps
+    every group's size and breaks any link between a state and its label. Its mean is
+    exactly ``(K - 1) / (N - 1)`` for ``K`` groups of ``N`` states, whatever the states
+    (the share of variance that ``K - 1`` free group means take by chance).
+
+    Parameters
+    ----------
+    states : ndarray, shape (N, C)
+        One state per row, ``N >= 2``.
+    labels : sequence of hashable, length N
+        The group of each state (for Fig. 4: its last ``n - 1`` words).
+    permutations : int
+        Shuffles drawn, at least 1.
+    seed : int
+        Seeds the shuffles.
+
+    Returns
+    -------
+    ndarray, shape (permutations,)
+        The explained fraction under each shuffle (all 1 when the states do not vary, as
+        :func:`explained_by_groups` gives).
+
+    Raises
+    ------
+    ValueError
+        If ``states`` is not a 2-d array of at least two rows, or ``labels`` has another length.
+
+    Examples
+    --------
+    >>> x = np.arange(12.0).reshape(6, 2)
+    >>> round(float(shuffled_label_null(x, [0, 0, 1, 1, 2, 2], 4000).mean()), 1)  # (3 - 1) / (6 - 1)
+    0.4
+    """
+    from scipy import sparse
+
+    x = np.asarray(states, dtype=float)
+    if x.ndim != 2 or x.shape[0] < 2:
+        raise ValueError(f"states must be a 2-d array of at least two rows, got shape {x.shape}")
+    n = x.shape[0]
+    if len(labels) != n:
+        raise ValueError(f"labels must have one entry per state ({n}), got {len(labels)}")
+    check_int("permutations", permutations, 1)
+    x = x - x.mean(axis=0)
+    total = float((x**2).sum())
+    if total == 0:
+        return np.ones(permutations)
+    index: dict[object, int] = {}
+    codes = np.array([index.setdefault(g, len(index)) for g in labels])
+    k, sizes = len(index), np.bincount(codes)
+    shuffled = np.random.default_rng(seed).permuted(np.broadcast_to(codes, (permutations, n)), axis=1)  # (P, N)
+    # column i of the one-hot holds state i's group under each shuffle p, at row p * K + group:
+    # one sparse product sums the states of every group of every shuffle, (P * K, N) @ (N, C)
+    rows = (shuffled + k * np.arange(permutations)[:, None]).T.ravel()
+    onehot = sparse.csc_matrix((np.ones(rows.size), rows, np.arange(0, rows.size + 1, permutations)),
+                               shape=(permutations * k, n))
+    sums = (onehot @ x).reshape(permutations, k, -1)  # (P, K, C)
+    # between-group sum of squares of centred states: sum over groups of |group sum|^2 / size
+    return ((sums**2).sum(axis=2) / sizes).sum(axis=1) / total
+
+
 def pca_2d(states: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Project centred ``states`` on their two leading principal axes.
 
