@@ -1,6 +1,6 @@
-"""Sweep points of chapter 06: the trained task models of Kerg et al. 2020 (Table 5, Fig. 3).
+"""Sweep points of chapter 06: the trained task models of Kerg et al. 2020 (Tables 4 and 5, Figs. 3 and 4).
 
-Five sweeps, each point a model trained (by
+Seven sweeps, each point a model trained (by
 :func:`seqmi.recipes.copy_tasks.train_task_model`, or by PPO for the agents) and measured:
 
 - :func:`grid_point`: Table 5's grid, one (task, T, model kind, replicate) per point;
@@ -11,7 +11,12 @@ Five sweeps, each point a model trained (by
 - :func:`denoise_point`: RelRNN alone on Denoise from scratch with the authors' recipe and
   budget (Table 5's Denoise column);
 - :func:`minigrid_point`: an LSTM, MemLSTM or RelLSTM agent trained by PPO on a MiniGrid
-  memory task, then tested there and on larger ones (Table 4).
+  memory task, then tested there and on larger ones (Table 4);
+- :func:`rl_transfer_point`: an agent trained by PPO on a small DoorKey or RedBlueDoors
+  room and tested on the large one (Table 4's other rows);
+- :func:`rellstm_point`: RelLSTM trained on Copy at a short delay, then tested at a long
+  one (Table 5's RelLSTM column). Fig. 4's Denoise run at a longer delay is a
+  :func:`denoise_point` with its own settings.
 
 Every random stream is a :func:`~seqmi.rng.child_seed` of the chapter's seed named after
 what it draws. A model's initialisation is its own stream; the training batches (and the
@@ -27,6 +32,7 @@ from seqmi._optional import require
 require("torch")  # a missing torch fails naming its extra
 
 import itertools
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -34,13 +40,14 @@ from typing import Any
 import numpy as np
 import torch
 from numpy.typing import NDArray
+from torch import nn
 
 from seqmi.data.copy_tasks import copy_task, denoise_task
 from seqmi.device import DeviceLike, check_device, resolve_device
-from seqmi.experiments.ch06_records import FRESH_BATCH
+from seqmi.experiments.ch06_records import FRESH_BATCH, RL_PAIRS
 from seqmi.models.attentive_rnn import TaskModel, hidden_gradient_profile, recall_attention_mass, transfer_accuracy
 from seqmi.models.agent import Agent
-from seqmi.models.memory_lstm import KINDS as MEMORY_KINDS
+from seqmi.models.memory_lstm import KINDS as MEMORY_KINDS, MemoryLSTM
 from seqmi.recipes.copy_tasks import fresh_recall, train_task_model
 from seqmi.recipes.ppo import PPOConfig, evaluate_agent, make_env, train_ppo
 from seqmi.rng import child_seed
@@ -669,3 +676,290 @@ def compact_run(record: dict[str, Any], points: int = 120) -> dict[str, Any]:
     blocks = list(zip(bounds[:-1], bounds[1:]))
     curves = {k: [float(np.mean(record[k][a:b])) for a, b in blocks] for k in ("success_curve", "return_curve")}
     return {**record, **curves, "env_steps": [int(record["env_steps"][b - 1]) for _, b in blocks]}
+
+
+# ---------------------------------------------------------------- Table 4's DoorKey and RedBlueDoors agents
+
+
+def _interact_env(base: str, **kwargs: Any) -> Any:
+    """MiniGrid environment ``base`` whose forward action also picks up a key ahead and opens a closed door ahead.
+
+    The agents choose among the three actions of :data:`seqmi.models.agent.ACTIONS` (turn
+    left, turn right, forward); DoorKey and RedBlueDoors need pick up and toggle as well.
+    Moving forward into a key or a closed door does nothing in MiniGrid, so forward takes
+    their place there: with nothing carried and a key ahead it picks the key up, with a
+    closed door ahead it toggles the door (a locked one opens only for the matching key,
+    as MiniGrid decides). Every other step is MiniGrid's own, and each counts one step.
+    """
+    gym = require("gymnasium")
+    env = gym.make(base, **kwargs)
+    inner = env.unwrapped
+
+    def act(action: int) -> int:
+        if action != inner.actions.forward:
+            return action
+        ahead = inner.grid.get(*inner.front_pos)
+        if ahead is not None and ahead.type == "key" and inner.carrying is None:
+            return int(inner.actions.pickup)
+        if ahead is not None and ahead.type == "door" and not ahead.is_open:
+            return int(inner.actions.toggle)
+        return action
+
+    return gym.wrappers.TransformAction(env, act, env.action_space)
+
+
+def interact_env(env_id: str) -> str:
+    """The id of :func:`_interact_env` of ``env_id``, registered with gymnasium on first use.
+
+    ``"MiniGrid-DoorKey-5x5-v0"`` gives ``"MiniGrid-DoorKey-5x5-Interact-v0"``. Every
+    process that makes the environment registers it (a sweep's worker calls this through
+    :func:`rl_transfer_point`).
+
+    Raises
+    ------
+    ValueError
+        If ``env_id`` is not a registered MiniGrid environment ``MiniGrid-<name>-v0``.
+    """
+    make_env(env_id).close()  # checks the id, and imports minigrid
+    if not env_id.endswith("-v0"):
+        raise ValueError(f"env_id must be a MiniGrid environment 'MiniGrid-<name>-v0', got {env_id!r}")
+    gym = require("gymnasium")
+    wrapped = env_id[:-len("-v0")] + "-Interact-v0"
+    if wrapped not in gym.registry:
+        gym.register(wrapped, entry_point=_interact_env, kwargs={"base": env_id})
+    return wrapped
+
+
+@dataclass(frozen=True)
+class RLTransferSettings:
+    """What every agent of Table 4's transfer sweep (DoorKey, RedBlueDoors) shares.
+
+    Attributes
+    ----------
+    hidden : int
+        Width of the view embedding and of the core.
+    nu, rho : int
+        RelLSTM's buffer and relevant-set sizes (the authors': 5, 5).
+    ppo : PPOConfig
+        The training run on the small room.
+    eval_episodes : int
+        Fresh episodes per tested environment (the small room and the large one).
+    seed : int
+        The chapter's seed; every stream is a :func:`~seqmi.rng.child_seed` of it.
+    full_eval_batch : int
+        Episodes MemLSTM plays together in a test (the other kinds: 100). MemLSTM stacks
+        its whole memory at every step, and the allocator keeps what the stacks took: 10
+        episodes of DoorKey-16x16 (up to 2,560 steps) held 12 GB, 4 held 3 GB (measured).
+    device : str or torch.device
+        Resolved where a point is computed (``"auto"``: the worker's GPU if it has one);
+        not part of the cache keys.
+    """
+
+    hidden: int
+    nu: int
+    rho: int
+    ppo: PPOConfig
+    eval_episodes: int
+    seed: int
+    full_eval_batch: int = 4
+    device: DeviceLike = unkeyed("cpu")
+
+    def __post_init__(self) -> None:
+        check_int("hidden", self.hidden, 1)
+        check_int("nu", self.nu, 1)
+        check_int("rho", self.rho, 1)
+        check_type("ppo", self.ppo, PPOConfig)
+        check_int("eval_episodes", self.eval_episodes, 1)
+        check_int("seed", self.seed, 0)
+        check_int("full_eval_batch", self.full_eval_batch, 1)
+        check_device(self.device)
+
+
+def rl_transfer_points(pairs: Sequence[str], kinds: Sequence[str], seeds: range) -> list[tuple[str, str, int]]:
+    """Table 4's transfer agents, ``(pair, kind, seed)``: every pair of :data:`RL_PAIRS` named, seed by seed.
+
+    The kinds are memory cores with RelLSTM (``"relevancy"``) among them.
+    """
+    if not isinstance(pairs, list) or not pairs:
+        raise ValueError(f"rl_pairs must be a non-empty list of {list(RL_PAIRS)}, got {pairs!r}")
+    for pair in pairs:
+        check_choice("rl_pairs entry", pair, RL_PAIRS)
+    check_kinds("rl_kinds", kinds, MEMORY_KINDS, "relevancy")
+    return [(pair, kind, rep) for pair in pairs for rep in seeds for kind in kinds]
+
+
+def rl_transfer_point(point: tuple[str, str, int], checkpoint_dir: str | None,
+                      settings: RLTransferSettings) -> dict[str, Any]:
+    """Train one agent by PPO on a pair's small room, then test it there and on the large one.
+
+    Both rooms are played through :func:`interact_env` (forward picks up a key and opens a
+    door ahead). The agents of one pair and replicate meet the same layouts in training,
+    and every agent of a pair is tested on the same ones.
+
+    Parameters
+    ----------
+    point : (pair, kind, replicate)
+        ``pair`` in :data:`~seqmi.experiments.ch06_records.RL_PAIRS`, ``kind`` in
+        :data:`seqmi.models.memory_lstm.KINDS`; ``replicate`` numbers independent runs
+        (initialisation, layouts, action samples).
+    checkpoint_dir : str or None
+        The PPO run's checkpoint, between rollouts (every minute, and when the sweep's
+        budget stops it): a rerun resumes from it and ends as if it had not stopped.
+    settings : RLTransferSettings
+
+    Returns
+    -------
+    dict
+        As :func:`minigrid_point`'s, its curves averaged over at most 120 blocks of
+        rollouts (:func:`compact_run`): ``success_curve``, ``return_curve``, ``env_steps``,
+        ``busy_s``, ``evaluation`` (``{env: record}`` for the pair's two environments, by
+        their MiniGrid ids), ``device``.
+    """
+    pair, kind, rep = point
+    train_env, test_env = RL_PAIRS[check_choice("pair", pair, RL_PAIRS)]
+    torch.manual_seed(child_seed(settings.seed, "rl-transfer", "init", pair, kind, rep))
+    agent = Agent(kind, settings.hidden, settings.nu, settings.rho)
+    run = train_ppo(agent, interact_env(train_env), settings.ppo,
+                    child_seed(settings.seed, "rl-transfer", "train", pair, rep), settings.device,
+                    desc=f"{pair} {kind} run {rep}", checkpoint_dir=checkpoint_dir, budget=current_budget())
+    batch = settings.full_eval_batch if kind == "full" else 100
+    evaluation = {env: evaluate_agent(agent, interact_env(env), settings.eval_episodes,
+                                      child_seed(settings.seed, "rl-transfer", "eval", env), settings.device,
+                                      batch=batch)
+                  for env in (train_env, test_env)}
+    return compact_run({"success_curve": run.success, "return_curve": run.returns, "env_steps": run.env_steps,
+                        "busy_s": float(run.train.busy_s), "evaluation": evaluation, "device": run.train.device})
+
+
+# ---------------------------------------------------------------- Table 5's RelLSTM column
+
+
+class RelLSTMCopyModel(nn.Module):
+    """RelLSTM as a sequence classifier: one-hot symbols -> relevancy-screening LSTM -> linear readout.
+
+    The core is :class:`~seqmi.models.memory_lstm.MemoryLSTM` of kind ``"relevancy"`` (the
+    authors' LSTM variant: the gates read ``[x_t, s_{t-1}]``, ``s_t = (h_t + c_t) / 2``),
+    stepped over the sequence; the interface is :class:`TaskModel`'s, so that the Copy
+    recipe trains and scores it alike.
+
+    Parameters
+    ----------
+    n_in, n_out : int
+        Input alphabet and number of output classes.
+    hidden : int
+        Width of the core.
+    nu, rho : int
+        Buffer and relevant-set sizes.
+    """
+
+    kind = "rellstm"
+
+    def __init__(self, n_in: int, n_out: int, hidden: int, nu: int, rho: int) -> None:
+        super().__init__()
+        check_int("n_in", n_in, 2)
+        check_int("n_out", n_out, 2)
+        self.n_in = n_in
+        self.core = MemoryLSTM(n_in, hidden, "relevancy", nu, rho)
+        self.readout = nn.Linear(hidden, n_out)
+
+    def forward(self, tokens: torch.Tensor) -> tuple[torch.Tensor, list[torch.Tensor]]:
+        """Logits ``(B, T, n_out)`` and the per-step outputs ``s_t`` (T tensors ``(B, hidden)``)."""
+        x = nn.functional.one_hot(tokens, self.n_in).to(self.readout.weight.dtype)  # (B, T) -> (B, T, I)
+        s, _ = self.core(x)  # (B, T, C)
+        return self.readout(s), list(s.unbind(1))  # (B, T, O)
+
+
+@dataclass(frozen=True)
+class RelLSTMSettings:
+    """What every RelLSTM of the Table 5 sweep shares: the length-transfer recipe of RelRNN's row.
+
+    Attributes
+    ----------
+    hidden : int
+        Width of the core.
+    copy_length : int
+        Delay ``T`` of the Copy task it is trained on.
+    copy_steps, eval_every, batch : int
+        Most updates (a run stops once held-out recall reaches :data:`TARGET`), updates
+        between held-out evaluations, sequences per update.
+    lr : float
+        Adam learning rate.
+    test_length : int
+        The Table 5 delay it is tested at, frozen.
+    test_batch : int
+        Held-out sequences at ``test_length``, under the test's own seed.
+    seed : int
+        The chapter's seed; every stream is a :func:`~seqmi.rng.child_seed` of it.
+    fresh_batch : int
+        Sequences of the fresh batch it is scored on at ``copy_length`` after its run
+        stops (:func:`~seqmi.recipes.copy_tasks.fresh_recall`).
+    device : str or torch.device
+        Resolved where a point is computed; not part of the cache keys.
+    """
+
+    hidden: int
+    copy_length: int
+    copy_steps: int
+    eval_every: int
+    batch: int
+    lr: float
+    test_length: int
+    test_batch: int
+    seed: int
+    fresh_batch: int = FRESH_BATCH
+    device: DeviceLike = unkeyed("cpu")
+
+    def __post_init__(self) -> None:
+        check_int("hidden", self.hidden, 2)
+        check_int("copy_length", self.copy_length, 1)
+        check_int("copy_steps", self.copy_steps, 1)
+        check_int("eval_every", self.eval_every, 1, self.copy_steps)
+        check_int("batch", self.batch, 1)
+        check_float("lr", self.lr, 0.0, 1.0, low_open=True, high_open=True)
+        check_int("test_length", self.test_length, 1)
+        check_int("test_batch", self.test_batch, 1)
+        check_int("seed", self.seed, 0)
+        check_int("fresh_batch", self.fresh_batch, 1)
+        check_device(self.device)
+
+
+def rellstm_point(rep: int, checkpoint_dir: str | None, settings: RelLSTMSettings) -> dict[str, Any]:
+    """Train RelLSTM on Copy at ``copy_length`` until it recalls :data:`TARGET`, then test it at ``test_length``.
+
+    Parameters
+    ----------
+    rep : int
+        Numbers independent runs (initialisation and batches).
+    checkpoint_dir : str or None
+        The run's checkpoint (every minute, and when the sweep's budget stops it).
+    settings : RelLSTMSettings
+
+    Returns
+    -------
+    dict
+        ``updates``, ``steps_to_99`` (None if :data:`TARGET` was not reached),
+        ``accuracy`` (on the batch the run stopped on), ``fresh`` (``accuracy`` and
+        ``sequences`` at ``copy_length``, a batch no stopping rule saw),
+        ``seconds_per_update``, ``eval_steps``, ``eval_accuracy``; ``test``
+        (``{"length", "sequences", "accuracy", "seconds"}``: recall on fresh sequences at
+        ``test_length``); ``device``.
+    """
+    dev = resolve_device(settings.device)
+    torch.manual_seed(child_seed(settings.seed, "rellstm", "init", rep))
+    model = RelLSTMCopyModel(N_IN, N_OUT, settings.hidden, TASK_NU["copy"], RHO)
+    batches = child_seed(settings.seed, "rellstm", "batches", rep)
+    sample = _sampler("copy", settings.copy_length)
+    run = train_task_model(model, sample, settings.copy_steps, settings.batch, settings.lr, batches, dev,
+                           eval_every=settings.eval_every, target=TARGET,
+                           desc=f"copy T={settings.copy_length} rellstm run {rep}", checkpoint_dir=checkpoint_dir,
+                           budget=current_budget())
+    fresh = {"accuracy": fresh_recall(model, sample, batches, settings.fresh_batch, dev),
+             "sequences": settings.fresh_batch}
+    start = time.perf_counter()
+    tested = transfer_accuracy(model, copy_task, [settings.test_length], settings.test_batch,
+                               child_seed(settings.seed, "rellstm", "held-out", rep), dev)
+    test = {"length": settings.test_length, "sequences": settings.test_batch,
+            "accuracy": float(tested[settings.test_length]), "seconds": time.perf_counter() - start}
+    return {"updates": len(run.step_losses), "steps_to_99": run.steps_to_target, "accuracy": float(run.final_metric),
+            "fresh": fresh, "seconds_per_update": float(run.seconds_per_step), "eval_steps": run.eval_steps.tolist(),
+            "eval_accuracy": run.eval_metric.tolist(), "test": test, "device": str(dev)}

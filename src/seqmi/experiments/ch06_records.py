@@ -13,6 +13,11 @@ from numpy.typing import NDArray
 
 #: Table 4's agents by kind, as the paper names them.
 NAMES = {"lstm": "LSTM", "full": "MemLSTM", "relevancy": "RelLSTM"}
+#: Table 4's other pairs we train and test: (small room trained on, large room tested on). The
+#: agents see only their view, not the mission text, so the pairs kept are those whose mission
+#: is the same in every episode (GoToObject, GoToDoor and Fetch name a random target).
+RL_PAIRS = {"DoorKey": ("MiniGrid-DoorKey-5x5-v0", "MiniGrid-DoorKey-16x16-v0"),
+            "RedBlueDoors": ("MiniGrid-RedBlueDoors-6x6-v0", "MiniGrid-RedBlueDoors-8x8-v0")}
 #: Fig. 3 sweeps rho at nu = 15 and nu at rho = 15 over these values.
 SWEPT = (3, 8, 18, 25)
 #: Sequences of the fresh held-out batch a Copy or Denoise run is scored on after it stops
@@ -136,3 +141,14 @@ def minigrid_seeds(mg: dict[str, Any]) -> range:
 def minigrid_rewards(mg: dict[str, Any], kind: str, env: str, field: str = "mean_return") -> NDArray[np.float64]:
     """One agent kind's ``field`` on ``env`` (from :func:`seqmi.recipes.ppo.evaluate_agent`), one value per seed."""
     return np.array([mg["runs"][f"{kind}/{rep}"]["evaluation"][env][field] for rep in minigrid_seeds(mg)])
+
+
+def rl_rewards(rl: dict[str, Any], pair: str, kind: str, env: str, field: str = "mean_return") -> NDArray[np.float64]:
+    """One agent kind's ``field`` on ``env`` in the transfer sweep ``rl``, one value per seed.
+
+    ``rl`` is what the chapter saves as ``rl_transfer``: ``first_seed``, ``replicates`` and
+    ``runs`` (``{"pair/kind/seed": record}``, records of
+    :func:`seqmi.experiments.ch06_attention_gradients.rl_transfer_point`).
+    """
+    seeds = range(rl["first_seed"], rl["first_seed"] + rl["replicates"])
+    return np.array([rl["runs"][f"{pair}/{kind}/{rep}"]["evaluation"][env][field] for rep in seeds])
