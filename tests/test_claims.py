@@ -177,6 +177,9 @@ def _ch03(widths=(2, 8), points=None, text=None, context=512):
                                             "z_valid": 0.0, "z_train": -80.0}},
         "split_far_start": 50,
         "text_points": text_points, "corpus_small_mi": _c3_ref(), "word_corpus_small_mi": _c3_ref(), "gap_null": 0.2,
+        # the training text's curve and fits, whole and at the samples' size (Fig. 10a, Sec. 5.2)
+        "corpus_mi": _c3_ref(), "corpus_fit": {"xi": 4.0, "xi_ci": [3.5, 4.6], "n_fit_points": 40},
+        "corpus_small_fit": {"xi": 18.0, "xi_ci": [12.0, 30.0], "n_fit_points": 60},
         "depth_pairs": ["lstm 64×1→2", "word_lstm 64×1→2", "word_transformer 64×1→2"],
         "settings": {"seeds": 3, "seed": 0, "rnn_widths": list(widths), "rnn_depths": [1, 2], "depth_widths": [8],
                      "transformer_widths": [8, 16], "text_lstm_widths": [64], "word_lstm_widths": [64],

@@ -1602,8 +1602,10 @@ def _mid_range(r: dict[str, Any]) -> Claim:
     pts = r["text_points"]
     names = [f"transformer {w}×1" for w, d in _shapes(pts, "transformer") if d == 1]
     lstms = [f"lstm {w}×1" for w, d in _shapes(pts, "lstm") if d == 1]
-    text, whole = r["corpus_small_fit"], r["corpus_fit"]
-    text_se = _xi_se(text)
+    text, whole = r.get("corpus_small_fit"), r.get("corpus_fit")
+    if text is None or whole is None:  # a recording of the binary part alone
+        names = []
+    text_se = _xi_se(text) if text is not None else math.nan
     xis = {name: _xis(_text_model(r, name)) for name in names}
     short = {name: _short_context(r, name) for name in names}
     models = [_text_model(r, name) for name in names]
@@ -1618,7 +1620,10 @@ def _mid_range(r: dict[str, Any]) -> Claim:
             "converged")
     rel: list[tuple[float, list[float]]] = []
     parts: dict[str, str] = {}
-    if not names:
+    if text is None or whole is None:
+        verdict, needs = "inconclusive", ["the text part's measurements (the training text's fits: this "
+                                          "recording has none)"]
+    elif not names:
         verdict, needs = "inconclusive", ["single-layer character Transformers"]
     elif floor:
         verdict, needs = "inconclusive", [f"samples long enough that the same-size text sample's I(τ) falls below "
@@ -1665,9 +1670,11 @@ def _mid_range(r: dict[str, Any]) -> Claim:
     # models not compared (the samples at the floor) and the LSTMs Shen sets them against
     detail += [f"{m}: ξ per seed {'/'.join(f'{v:.2f}' for v in _xis(_text_model(r, m)))}"
                for m in names[len(rel):] + lstms]
-    detail.append(f"training text at the samples' size ξ = {text['xi']:.1f} [{text['xi_ci'][0]:.1f}, "
-                  f"{text['xi_ci'][1]:.1f}] on {text['n_fit_points']} lags; the whole training text's "
-                  f"{whole['xi']:.1f} [{whole['xi_ci'][0]:.1f}, {whole['xi_ci'][1]:.1f}] on {whole['n_fit_points']}")
+    if text is not None and whole is not None:
+        detail.append(f"training text at the samples' size ξ = {text['xi']:.1f} [{text['xi_ci'][0]:.1f}, "
+                      f"{text['xi_ci'][1]:.1f}] on {text['n_fit_points']} lags; the whole training text's "
+                      f"{whole['xi']:.1f} [{whole['xi_ci'][0]:.1f}, {whole['xi_ci'][1]:.1f}] on "
+                      f"{whole['n_fit_points']}")
     return Claim("shen2019.fig10a.char-transformer-mid-range", "Shen 2019 App. E.2.2, Fig. 10a",
                  "Different from character-level LSTMs, character-level Transformers capture the mid-range "
                  "interactions well: their correlation length fitted on τ ≲ 50 reaches the training text's",
@@ -1735,7 +1742,7 @@ def _compute_time(seconds: float, device: str) -> str:
 def _far_levels(r: dict[str, Any]) -> tuple[float, float]:
     """Mean I over ``τ ≥ TAIL_START`` of the same-size text sample (the samples' floor) and of the whole training
     text; NaN where the run stops short of ``TAIL_START``."""
-    small, whole = (np.asarray(r[k], dtype=float)[TAIL_START - 1:] for k in ("corpus_small_mi", "corpus_mi"))
+    small, whole = (np.asarray(r.get(k, []), dtype=float)[TAIL_START - 1:] for k in ("corpus_small_mi", "corpus_mi"))
     return (float(small.mean()), float(whole.mean())) if small.size and whole.size else (math.nan, math.nan)
 
 
@@ -1775,9 +1782,10 @@ def _tail_needs(r: dict[str, Any]) -> str:
         factor = (6 * params + 12 * d * PAPER_TEXT_DEPTH_WIDTH * PAPER_CHAR_CONTEXT) / work_now
         total += MIN_SEEDS * factor * (epochs * chars / p["tokens_per_s"] + n_chars / sampling)
         parts.append(f"×{factor:.1f} for {d} layers ({params:,.0f} parameters)")
-    return (out + f"; cost {_compute_time(total, p['device'])}: {MIN_SEEDS} seeds × (training, {epochs:.0f} "
+    device = p.get("device", "an unrecorded device")
+    return (out + f"; cost {_compute_time(total, device)}: {MIN_SEEDS} seeds × (training, {epochs:.0f} "
             f"epochs × {chars:,.0f} characters at the {p['tokens_per_s']:,.0f} tokens/s recorded for {name} "
-            f"({p['params']:,} parameters, context {ctx}; {p['device']}), plus sampling {n_chars:,} characters at "
+            f"({p['params']:,} parameters, context {ctx}; {device}), plus sampling {n_chars:,} characters at "
             f"its recorded {sampling:,.0f} characters/s), each scaled by the work per token, 6·parameters + "
             "12·depth·width·context: " + ", ".join(parts))
 
