@@ -116,6 +116,30 @@ def test_ch04_gaussian_point_resumes(tmp_path, monkeypatch):
     assert resumed == whole
 
 
+def test_fresh_batches_resume_without_drawing_again_what_was_trained_on(tmp_path, monkeypatch):
+    """A sampler's run resumed twice draws each of its 7 batches once, and ends as the run that went through."""
+    import seqmi.recipes.gaussian_tokens as gaussian_tokens
+
+    draws = []
+    real = gaussian_tokens._conditional_targets
+    monkeypatch.setattr(gaussian_tokens, "_conditional_targets", lambda *a: draws.append(1) or real(*a))
+    settings = ch04.GaussianSettings(token_dim=1, layers=1, heads=1, max_len=16, d_state=2, steps=7, batch=2,
+                                     warmup=1, lr=1e-3, n_eval=2, seed=0)
+    point = ("mamba", 8, 16, 0)
+    whole = ch04.gaussian_point(point, None, settings)
+    drawn_whole = len(draws)  # the 7 training batches and the evaluation's
+    draws.clear()
+    resumed, stops = interrupted(lambda: ch04.gaussian_point(point, str(tmp_path), settings), monkeypatch, ch04, 2)
+    assert stops == 2 and resumed == whole
+    # 3 + 3 + 1 training batches, each drawn once: a replay would draw 3 + 6 + 7
+    assert len(draws) == drawn_whole
+
+
+def test_fresh_batches_must_be_replayable():
+    with pytest.raises(ValueError, match="fresh=True needs replayable=True"):
+        seqmi.train.Batches(3, lambda rng, step: iter(()), replayable=False, fresh=True)
+
+
 def test_ch04_character_model_resumes_inside_its_one_epoch(tmp_path, monkeypatch):
     settings = ch04.CharLMSettings(depth=1, heads=1, d_state=2, window=8, steps=6, batch=2, lr=1e-3, seed=0)
     ids = np.random.default_rng(0).integers(5, size=400)

@@ -46,6 +46,7 @@ Two kinds of data:
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
@@ -337,11 +338,23 @@ class Batches:
         by drawing the epoch's batches again from its start up to the step reached
         (:func:`fit`). ``False`` (rollouts drawn by the policy being trained): at epoch
         ends only.
+    fresh : bool
+        Whether every batch is drawn as it is taken, from the generator's state then (or
+        from its step alone), with nothing drawn at the epoch's start (no shuffle): a
+        sampler, not a data set. Then a run checkpointed inside an epoch resumes from the
+        generator's saved state and takes the epoch's remaining batches, without drawing
+        again those it trained on (for a slow sampler, the replay would cost as much as
+        the steps already taken). Implies ``replayable``.
     """
 
     steps_per_epoch: int
     epoch: Callable[[np.random.Generator, int], Iterable[Any]]
     replayable: bool = True
+    fresh: bool = False
+
+    def __post_init__(self) -> None:
+        if self.fresh and not self.replayable:
+            raise ValueError("fresh batches depend on the generator alone: fresh=True needs replayable=True")
 
 
 @dataclass(frozen=True)
@@ -503,13 +516,17 @@ class Member:
 def _epoch_feed(member: Member, task: Task) -> Iterator[Any]:
     """The batches of ``member``'s current epoch still to come, its epoch's start recorded.
 
-    A member checkpointed inside an epoch (``epoch_start`` set) draws the epoch again from
-    its start and skips the batches it has trained on: for a replayable task this leaves
-    its generator as it was when the checkpoint was written (checked).
+    A member checkpointed inside an epoch (``epoch_start`` set) continues from its
+    generator's saved state when the task's batches are ``fresh``; otherwise it draws the
+    epoch again from its start and skips the batches it has trained on: for a replayable
+    task this leaves its generator as it was when the checkpoint was written (checked).
     """
     if member.epoch_start is None:
         member.epoch_start = {"rng": member.rng.bit_generator.state, "step": member.step, "sums": [0.0, 0]}
         return iter(task.batches.epoch(member.rng, member.step))
+    if task.batches.fresh:
+        left = task.batches.steps_per_epoch - (member.step - member.epoch_start["step"])
+        return itertools.islice(task.batches.epoch(member.rng, member.step), max(left, 0))
     reached = member.rng.bit_generator.state
     member.rng.bit_generator.state = member.epoch_start["rng"]
     feed = iter(task.batches.epoch(member.rng, member.epoch_start["step"]))

@@ -102,7 +102,8 @@ def train_task_model(model: TaskModel, sample: Callable[[int, int], tuple[NDArra
 
     # without eval_every the accuracy is measured once, after the last update
     evaluate = (lambda m: recall_accuracy(m, ev_tok, ev_tgt, n_recall)) if eval_every is not None else None
-    task = Task(Batches(steps, epoch), loss, evaluate, metric="accuracy", mode="max", keep_best=False)
+    # each batch drawn from its step alone: a checkpoint resumes without replay
+    task = Task(Batches(steps, epoch, fresh=True), loss, evaluate, metric="accuracy", mode="max", keep_best=False)
     member = Member(model, config, np.random.default_rng(seed), task)
     start = time.perf_counter()
     fit_checkpointed([member], task, checkpoint_dir, budget=budget, device=device, desc=desc)

@@ -94,7 +94,8 @@ def train_gaussian(model: GaussianSequenceModel, dist: SubvolumeGaussian, steps:
         mu_q, sigma_q = model(z)
         return gaussian_kl(mu_p, sigma_p, mu_q, sigma_q).mean(), 1
 
-    task = Task(Batches(steps, epoch), loss, schedule=schedule)
+    # each batch drawn from the generator as it is taken: a checkpoint resumes without replay
+    task = Task(Batches(steps, epoch, fresh=True), loss, schedule=schedule)
     member = Member(model, config, np.random.default_rng(seed), task)
     fit_checkpointed([member], task, checkpoint_dir, budget=budget, device=device, progress=progress,
                      desc=f"{model.backbone_name} L={dist.length}")
