@@ -107,8 +107,9 @@ class PlannedPoint:
     stored : bool
         Whether the ledger or this machine's cache holds its record.
     core_s : float or None
-        Estimated core-seconds: the mean of the ledger's finished points of the same
-        sweep and kind, else the pilot's; ``None`` when neither knows.
+        Estimated core-seconds: the mean of the ledger's finished points of the same sweep
+        that differ from it in their seed (last element) alone, else the pilot's figure for
+        its kind, else the ledger's mean for its kind; ``None`` when none knows.
     """
 
     sweep: str
@@ -145,12 +146,19 @@ def _kind(point: Any) -> str:
     return str(point[0]) if isinstance(point, list) and point else str(point)
 
 
+def _replicate_of(point: Any) -> str:
+    """What a point is apart from its last element (its seed): points alike in it cost alike."""
+    return json.dumps(point[:-1]) if isinstance(point, list) and len(point) > 1 else json.dumps(point)
+
+
 def _ledger_costs(root: Path, chapter: str) -> dict[tuple[str, str], float]:
-    """Mean compute seconds of the ledger's finished points, by sweep and kind."""
+    """Mean compute seconds of the ledger's finished points, by sweep and by the point without
+    its seed (:func:`_replicate_of`), and by sweep and kind (keys ``(sweep, "kind:" + kind)``)."""
     seconds: dict[tuple[str, str], list[float]] = {}
     for entry in Ledger(root / POINTS_ROOT / chapter).entries():
         if entry.get("seconds") is not None:
-            seconds.setdefault((entry["sweep"], _kind(entry["point"])), []).append(entry["seconds"])
+            for group in (_replicate_of(entry["point"]), "kind:" + _kind(entry["point"])):
+                seconds.setdefault((entry["sweep"], group), []).append(entry["seconds"])
     return {k: sum(v) / len(v) for k, v in seconds.items()}
 
 
@@ -195,7 +203,10 @@ def plan(root: Path, run: DecisiveRun, execute: Callable[..., None] | None = Non
     points = []
     for line in dict((line["key"], line) for line in lines).values():
         kind = _kind(line["point"])
-        estimate = costs.get((line["sweep"], kind), run.pilot_core_s.get(line["sweep"], {}).get(kind))
+        # the same point's other seeds, else the pilot's figure for its kind, else the ledger's for its kind
+        estimate = costs.get((line["sweep"], _replicate_of(line["point"])),
+                             run.pilot_core_s.get(line["sweep"], {}).get(kind,
+                                                                         costs.get((line["sweep"], "kind:" + kind))))
         points.append(PlannedPoint(sweep=line["sweep"], label=line["label"], key=line["key"], kind=kind,
                                    stored=line["stored"], core_s=estimate))
     return Plan(run=run, points=tuple(points))
