@@ -1,6 +1,7 @@
 """The queue of decisive runs: planning a section's points, ordering runs, working through them."""
 
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -173,3 +174,10 @@ def test_work_finishes_a_run_commits_its_ledger_and_records_it(tmp_path, monkeyp
     assert not git(clone, "status", "--porcelain")  # ledger and recording committed
     recorded = json.loads((clone / "results" / "reference" / CHAPTER / "results.json").read_text())
     assert recorded["results"]["squares"] == [i * i for i in range(6)]
+
+
+def test_a_run_of_unknown_cost_goes_to_the_end_of_the_queue():
+    unknown = _plan("unknown", 9, [600.0, None])
+    known = _plan("known", 1, [36000.0])
+    assert math.isnan(unknown.per_core_hour)
+    assert [p.run.name for p in queue([unknown, known])] == ["known", "unknown"]

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import signal
 import subprocess
@@ -63,8 +64,8 @@ class DecisiveRun:
         The claim ids its recording decides.
     pilot_core_s : dict
         ``{sweep: {kind: seconds}}``: one point's cost in core-seconds, measured on the
-        pilot, by sweep and the point's first element (its kind); the estimate for a
-        pending point until the ledger holds finished points of its kind.
+        pilot, by sweep and the point's first element (its kind; ``"*"``: any kind); the
+        estimate for a pending point until the ledger holds finished points like it.
     why : str
         Where its size comes from.
     """
@@ -141,7 +142,10 @@ class Plan:
 
     @property
     def per_core_hour(self) -> float:
-        """Claims decided per core-hour still to spend (``inf`` when nothing is pending)."""
+        """Claims decided per core-hour still to spend: ``inf`` when nothing is pending, NaN
+        when a pending point's cost is unknown (such a run goes to the queue's end)."""
+        if any(p.core_s is None for p in self.pending):
+            return math.nan
         return len(self.run.decides) / self.core_hours if self.core_hours > 0 else float("inf")
 
 
@@ -207,9 +211,9 @@ def plan(root: Path, run: DecisiveRun, execute: Callable[..., None] | None = Non
     for line in dict((line["key"], line) for line in lines).values():
         kind = _kind(line["point"])
         # the same point's other seeds, else the pilot's figure for its kind, else the ledger's for its kind
+        pilot = run.pilot_core_s.get(line["sweep"], {})
         estimate = costs.get((line["sweep"], _replicate_of(line["point"])),
-                             run.pilot_core_s.get(line["sweep"], {}).get(kind,
-                                                                         costs.get((line["sweep"], "kind:" + kind))))
+                             pilot.get(kind, pilot.get("*", costs.get((line["sweep"], "kind:" + kind)))))
         points.append(PlannedPoint(sweep=line["sweep"], label=line["label"], key=line["key"], kind=kind,
                                    stored=line["stored"], core_s=estimate))
     return Plan(run=run, points=tuple(points))
@@ -218,7 +222,7 @@ def plan(root: Path, run: DecisiveRun, execute: Callable[..., None] | None = Non
 def queue(plans: Sequence[Plan]) -> list[Plan]:
     """The plans with points pending, most claims decided per core-hour first (file order on ties)."""
     pending = [p for p in plans if p.pending]
-    return sorted(pending, key=lambda p: -p.per_core_hour)
+    return sorted(pending, key=lambda p: (math.isnan(p.per_core_hour), -p.per_core_hour))
 
 
 def describe(plans: Sequence[Plan], root: Path, points: bool = True) -> str:
@@ -231,7 +235,9 @@ def describe(plans: Sequence[Plan], root: Path, points: bool = True) -> str:
         lines.append(f"{rank}. {p.run.name} ({p.run.chapter}, section {p.run.section}, {p.run.profile}): "
                      f"{len(p.pending)} of {len(p.points)} points pending, about {p.core_hours:.1f} core-hours"
                      + (f" (+{unknown} of unknown cost)" if unknown else "")
-                     + f"; decides {len(p.run.decides)} claims, {p.per_core_hour:.2f} per core-hour")
+                     + f"; decides {len(p.run.decides)} claims, "
+                     + (f"{p.per_core_hour:.2f} per core-hour" if not math.isnan(p.per_core_hour)
+                        else "cost unknown: last in the queue"))
         if points:
             for q in p.pending:
                 cost = f"{q.core_s / 60:.1f} core-min" if q.core_s is not None else "cost unknown"
