@@ -142,7 +142,7 @@ class Plan:
 
     @property
     def per_core_hour(self) -> float:
-        """Claims decided per core-hour still to spend: ``inf`` when nothing is pending, NaN
+        """Claims decided per core-hour still to spend; ``inf`` when nothing is pending, NaN
         when a pending point's cost is unknown (such a run goes to the queue's end)."""
         if any(p.core_s is None for p in self.pending):
             return math.nan

@@ -709,7 +709,7 @@ def _interact_env(base: str, **kwargs: Any) -> Any:
 
 
 def interact_env(env_id: str) -> str:
-    """The id of :func:`_interact_env` of ``env_id``, registered with gymnasium on first use.
+    """The id of ``_interact_env`` of ``env_id``, registered with gymnasium on first use.
 
     ``"MiniGrid-DoorKey-5x5-v0"`` gives ``"MiniGrid-DoorKey-5x5-Interact-v0"``. Every
     process that makes the environment registers it (a sweep's worker calls this through
@@ -776,7 +776,7 @@ class RLTransferSettings:
 
 
 def rl_transfer_points(pairs: Sequence[str], kinds: Sequence[str], seeds: range) -> list[tuple[str, str, int]]:
-    """Table 4's transfer agents, ``(pair, kind, seed)``: every pair of :data:`RL_PAIRS` named, seed by seed.
+    """Table 4's transfer agents, ``(pair, kind, seed)``: every pair of :data:`seqmi.experiments.ch06_records.RL_PAIRS` named, seed by seed.
 
     The kinds are memory cores with RelLSTM (``"relevancy"``) among them.
     """
@@ -839,7 +839,7 @@ class RelLSTMCopyModel(nn.Module):
 
     The core is :class:`~seqmi.models.memory_lstm.MemoryLSTM` of kind ``"relevancy"`` (the
     authors' LSTM variant: the gates read ``[x_t, s_{t-1}]``, ``s_t = (h_t + c_t) / 2``),
-    stepped over the sequence; the interface is :class:`TaskModel`'s, so that the Copy
+    stepped over the sequence; the interface is :class:`~seqmi.models.attentive_rnn.TaskModel`'s, so that the Copy
     recipe trains and scores it alike.
 
     Parameters

@@ -13,7 +13,7 @@ from numpy.typing import NDArray
 
 #: Table 4's agents by kind, as the paper names them.
 NAMES = {"lstm": "LSTM", "full": "MemLSTM", "relevancy": "RelLSTM"}
-#: Table 4's other pairs we train and test: (small room trained on, large room tested on). The
+#: Table 4's other pairs we train and test, each (small room trained on, large room tested on). The
 #: agents see only their view, not the mission text, so the pairs kept are those whose mission
 #: is the same in every episode (GoToObject, GoToDoor and Fetch name a random target).
 RL_PAIRS = {"DoorKey": ("MiniGrid-DoorKey-5x5-v0", "MiniGrid-DoorKey-16x16-v0"),
