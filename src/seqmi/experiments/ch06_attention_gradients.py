@@ -439,15 +439,21 @@ def denoise_point(rep: int, checkpoint_dir: str | None, settings: DenoiseSetting
     run = train_task_model(model, sample, settings.steps, settings.batch, settings.lr, batches, settings.device,
                            eval_every=settings.eval_every, target=TARGET, desc=f"denoise T={settings.length} relrnn",
                            checkpoint_dir=checkpoint_dir, budget=current_budget())
-    fresh = {"accuracy": fresh_recall(model, sample, batches, settings.fresh_batch, settings.device),
-             "sequences": settings.fresh_batch}
     bounds = [0, *run.eval_steps.tolist()]
-    return {"updates": len(run.step_losses), "steps_to_99": run.steps_to_target, "accuracy": float(run.final_metric),
-            "fresh": fresh,
-            "seconds_per_update": float(run.seconds_per_step), "eval_steps": run.eval_steps.tolist(),
-            "eval_accuracy": run.eval_metric.tolist(),
+    return {**_recall_run(run, model, sample, batches, settings.fresh_batch, settings.device),
             "eval_loss": [float(run.step_losses[a:b].mean()) for a, b in zip(bounds, bounds[1:])],
             "device": run.device}
+
+
+def _recall_run(run: Any, model: nn.Module, sample: Callable[..., Any], batches: int, fresh_batch: int,
+                device: DeviceLike) -> dict[str, Any]:
+    """What a Copy or Denoise run stopped at :data:`TARGET` records: its updates and curves, and its
+    recall on a fresh batch the stopping rule never saw (:func:`~seqmi.recipes.copy_tasks.fresh_recall`)."""
+    return {"updates": len(run.step_losses), "steps_to_99": run.steps_to_target, "accuracy": float(run.final_metric),
+            "fresh": {"accuracy": fresh_recall(model, sample, batches, fresh_batch, device),
+                      "sequences": fresh_batch},
+            "seconds_per_update": float(run.seconds_per_step), "eval_steps": run.eval_steps.tolist(),
+            "eval_accuracy": run.eval_metric.tolist()}
 
 
 # ---------------------------------------------------------------- Fig. 3's gradient profiles
@@ -953,13 +959,10 @@ def rellstm_point(rep: int, checkpoint_dir: str | None, settings: RelLSTMSetting
                            eval_every=settings.eval_every, target=TARGET,
                            desc=f"copy T={settings.copy_length} rellstm run {rep}", checkpoint_dir=checkpoint_dir,
                            budget=current_budget())
-    fresh = {"accuracy": fresh_recall(model, sample, batches, settings.fresh_batch, dev),
-             "sequences": settings.fresh_batch}
+    record = _recall_run(run, model, sample, batches, settings.fresh_batch, dev)
     start = time.perf_counter()
     tested = transfer_accuracy(model, copy_task, [settings.test_length], settings.test_batch,
                                child_seed(settings.seed, "rellstm", "held-out", rep), dev)
     test = {"length": settings.test_length, "sequences": settings.test_batch,
             "accuracy": float(tested[settings.test_length]), "seconds": time.perf_counter() - start}
-    return {"updates": len(run.step_losses), "steps_to_99": run.steps_to_target, "accuracy": float(run.final_metric),
-            "fresh": fresh, "seconds_per_update": float(run.seconds_per_step), "eval_steps": run.eval_steps.tolist(),
-            "eval_accuracy": run.eval_metric.tolist(), "test": test, "device": str(dev)}
+    return {**record, "test": test, "device": str(dev)}
