@@ -255,15 +255,18 @@ def describe(plans: Sequence[Plan], root: Path, points: bool = True) -> str:
 # ---------------------------------------------------------------- working through the queue
 
 
-def commit_ledger(root: Path, message: str) -> bool:
-    """Commit the ledger's new and changed points (and only them); whether a commit was made.
+def commit_ledger(root: Path, run_name: str) -> bool:
+    """Commit the ledger's new and changed points (and only them), the message counting them and
+    naming the decisive run; whether a commit was made.
 
     Another git command holding the index (a commit made by hand meanwhile) is waited for.
     """
-    status = subprocess.run(["git", "status", "--porcelain", "--", str(POINTS_ROOT)], cwd=root,
-                            capture_output=True, text=True, check=True).stdout
-    if not status.strip():
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all", "--", str(POINTS_ROOT)],
+                            cwd=root, capture_output=True, text=True, check=True).stdout
+    points = len(status.splitlines())
+    if not points:
         return False
+    message = f"Ledger: {points} finished point(s) of the decisive run {run_name}"
     for _ in range(10):
         add = subprocess.run(["git", "add", "--", str(POINTS_ROOT)], cwd=root, capture_output=True, text=True)
         commit = subprocess.run(["git", "commit", "-q", "-m", message, "--", str(POINTS_ROOT)], cwd=root,
@@ -274,22 +277,14 @@ def commit_ledger(root: Path, message: str) -> bool:
     raise RuntimeError(f"could not commit {POINTS_ROOT}: {commit.stderr.strip()}")
 
 
-def _committer(root: Path, label: str, stop: threading.Event, every_s: float) -> threading.Thread:
+def _committer(root: Path, run_name: str, stop: threading.Event, every_s: float) -> threading.Thread:
     def loop() -> None:
         while not stop.wait(every_s):
-            n = _uncommitted(root)
-            if n:
-                commit_ledger(root, f"Ledger: {n} finished point(s) of the decisive run {label}")
+            commit_ledger(root, run_name)
 
     thread = threading.Thread(target=loop, daemon=True)
     thread.start()
     return thread
-
-
-def _uncommitted(root: Path) -> int:
-    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all", "--", str(POINTS_ROOT)],
-                            cwd=root, capture_output=True, text=True, check=True).stdout
-    return len(status.splitlines())
 
 
 def execute_for(root: Path, run: DecisiveRun, seconds: float, workers: int) -> int:
@@ -353,7 +348,7 @@ def work(root: Path, hours: float, workers: int = 1, commit_every_s: float = COM
             status = execute_for(root, p.run, deadline - time.time(), workers)
             stop.set()
             thread.join()
-            commit_ledger(root, f"Ledger: finished points of the decisive run {p.run.name}")
+            commit_ledger(root, p.run.name)
             left = len(plan(root, p.run).pending)
             if status != 0 or left == pending:
                 pending = left
