@@ -331,39 +331,52 @@ def test_seed_points_merge_into_the_family_record_of_one_run():
 
 
 def test_a_binary_model_is_the_same_alone_or_in_its_family():
-    family = ch03.binary_point(("lstm", (2, 4), 1, 0), None, BINARY)
-    alone = ch03.binary_point(("lstm", (4,), 1, 0), None, BINARY)
+    family = ch03.binary_points([("lstm", (2, 4), 1, 0)], None, BINARY)[0]
+    alone = ch03.binary_points([("lstm", (4,), 1, 0)], None, BINARY)[0]
     assert measured(family["models"][1]) == measured(alone["models"][0])
     assert family["models"][0]["mi"] != family["models"][1]["mi"]
     assert len(alone["models"][0]["mi"]) == BINARY.length - 1
     with pytest.raises(ValueError, match="kind"):
-        ch03.binary_point(("gru", (4,), 1, 0), None, BINARY)
+        ch03.binary_points([("gru", (4,), 1, 0)], None, BINARY)
     with pytest.raises(ValueError, match="kind, widths, depth, seed"):
-        ch03.binary_point(("lstm", (4,), 1), None, BINARY)
+        ch03.binary_points([("lstm", (4,), 1)], None, BINARY)
+    with pytest.raises(ValueError, match="seeds of one family"):
+        ch03.binary_points([("lstm", (4,), 1, 0), ("lstm", (2,), 1, 1)], None, BINARY)
+
+
+def test_seeds_trained_together_keep_the_records_they_have_alone():
+    """Three RNN seeds share one batched step; each seed's record is its record alone, bit for bit."""
+    points = [("rnn", (2, 4), 1, s) for s in (0, 1, 2)]
+    together = ch03.binary_points(points, None, BINARY)
+    for point, record in zip(points, together):
+        alone, = ch03.binary_points([point], None, BINARY)
+        assert [measured(m) for m in record["models"]] == [measured(m) for m in alone["models"]]
+        assert record["models"][0]["seed_indices"] == [point[3]]
+    assert together[0]["models"][1]["val_loss"] != together[1]["models"][1]["val_loss"]
 
 
 def test_a_spent_budget_stops_a_family_that_resumes_to_the_same_record(tmp_path, monkeypatch):
     point = ("transformer", (4,), 1, 0)
-    whole = ch03.binary_point(point, None, BINARY)
+    whole = ch03.binary_points([point], None, BINARY)[0]
     with monkeypatch.context() as m:
         m.setattr(ch03, "current_budget", lambda: Budget(1e-9))
         with pytest.raises(OutOfTime):
-            ch03.binary_point(point, str(tmp_path), BINARY)
+            ch03.binary_points([point], str(tmp_path), BINARY)[0]
     assert (tmp_path / "checkpoint.pt").is_file()
-    resumed = ch03.binary_point(point, str(tmp_path), BINARY)
+    resumed = ch03.binary_points([point], str(tmp_path), BINARY)[0]
     assert measured(resumed["models"][0]) == measured(whole["models"][0])
 
 
 def test_more_generated_sequences_measure_the_trained_checkpoint_again(tmp_path):
     point = ("rnn", (4,), 1, 0)
-    first = ch03.binary_point(point, str(tmp_path), BINARY)
+    first = ch03.binary_points([point], str(tmp_path), BINARY)[0]
     more = replace(BINARY, n_generate=40)
     assert ch03.training_spec(more) == ch03.training_spec(BINARY) != ch03.training_spec(replace(BINARY, n_train=21))
-    again = ch03.binary_point(point, str(tmp_path), more)
+    again = ch03.binary_points([point], str(tmp_path), more)[0]
     # the final checkpoint is read back, not trained again: a new training would time itself anew
     assert again["train_busy_s"] == first["train_busy_s"] > 0, "the checkpoint keeps what the training cost"
     assert again["models"][0]["val_loss"] == first["models"][0]["val_loss"]
-    assert measured(again["models"][0]) == measured(ch03.binary_point(point, None, more)["models"][0])
+    assert measured(again["models"][0]) == measured(ch03.binary_points([point], None, more)[0]["models"][0])
 
 
 def test_text_training_specs_leave_out_the_measurement_only():

@@ -10,6 +10,7 @@ import time
 import zlib
 from collections import namedtuple
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
@@ -327,3 +328,70 @@ def test_two_runs_sharing_a_cache_split_the_points(tmp_path):
     assert other[0].computed == POINTS[-1:]
     assert result.computed == POINTS[:-1] and result.complete
     assert result.done == run_sweep(POINTS, noise_stats, cache_dir=None, progress=False).done
+
+
+# ---------------------------------------------------------------- grouped points
+
+GROUPED = [("a", 5), ("b", 50), ("a", 6), ("a", 7), ("b", 51)]
+
+
+class GroupRecorder:
+    """A grouped compute: the calls it saw, each point's record as ``noise_stats`` makes it alone."""
+
+    def __init__(self, short=False):
+        self.calls, self.short = [], short
+
+    def __call__(self, points, checkpoint_dir):
+        self.calls.append((points, checkpoint_dir))
+        records = [noise_stats(point, checkpoint_dir) for point in points]
+        return records[:-1] if self.short else records
+
+
+def kind_of(point):
+    return point[0]
+
+
+@pytest.mark.parametrize("threads", [False, True])
+def test_grouped_points_share_calls_and_are_stored_as_if_computed_alone(tmp_path, threads):
+    """Points of one group go together (at most group_size), each record under its own key."""
+    compute = GroupRecorder()
+    with ThreadPoolExecutor(2) if threads else nullcontext() as executor:
+        result = run_sweep(GROUPED, compute, cache_dir=tmp_path / "c", ledger=tmp_path / "l", name="g",
+                           group=kind_of, group_size=2, executor=executor, progress=False)
+    assert sorted(points for points, _ in compute.calls) == sorted(
+        [(("a", 5), ("a", 6)), (("a", 7),), (("b", 50), ("b", 51))])
+    assert list(result.done) == GROUPED and result.done[("a", 6)] == json.loads(json.dumps(noise_stats(("a", 6), None)))
+    folders = {points: folder for points, folder in compute.calls}
+    # a lone point checkpoints in its own folder; a pair in its pair's
+    assert Path(folders[(("a", 7),)]).name == sweep_key("g", ("a", 7))
+    assert Path(folders[(("a", 5), ("a", 6))]).name == sweep_key("g", (("a", 5), ("a", 6)))
+    entries = [json.loads(p.read_text()) for p in (tmp_path / "l").glob("*.json")]
+    assert sorted(tuple(e["point"]) for e in entries) == sorted(GROUPED)
+    assert all(e["record"] == result.done[tuple(e["point"])] for e in entries)
+    # the pair's time is split between its two points
+    assert result.seconds[("a", 5)] == result.seconds[("a", 6)]
+    # an ungrouped run reads every record back and computes nothing
+    again = Recorder()
+    rerun = run_sweep(GROUPED, again, cache_dir=tmp_path / "c", name="g", progress=False)
+    assert again.calls == [] and rerun.done == result.done
+
+
+def test_grouping_takes_only_the_pending_points(tmp_path):
+    """A run after a partial one groups the points still pending, whichever finished them."""
+    run_sweep(GROUPED[:2], Recorder(), cache_dir=tmp_path, name="g", progress=False)
+    compute = GroupRecorder()
+    result = run_sweep(GROUPED, compute, cache_dir=tmp_path, name="g", group=kind_of, group_size=3, progress=False)
+    assert [points for points, _ in compute.calls] == [(("a", 6), ("a", 7)), (("b", 51),)]
+    assert result.computed == [("a", 6), ("a", 7), ("b", 51)]
+
+
+def test_a_grouped_compute_must_return_one_record_per_point(tmp_path):
+    with pytest.raises(SweepError, match="must return a list of 2 records"):
+        run_sweep(GROUPED, GroupRecorder(short=True), cache_dir=None, name="g", group=kind_of, group_size=2,
+                  progress=False)
+
+
+@pytest.mark.parametrize("size", [0, -1, 1.5])
+def test_group_size_must_be_a_positive_integer(size):
+    with pytest.raises(ValueError, match="group_size"):
+        run_sweep(GROUPED, GroupRecorder(), cache_dir=None, group=kind_of, group_size=size, progress=False)

@@ -317,7 +317,8 @@ def run_sweep(points: Iterable[Hashable], compute: Callable[[Any, str | None], d
               cache_dir: str | os.PathLike | None, spec: Any = None, checkpoint_spec: Any = None,
               executor: Executor | None = None, budget_s: float | None = None, reserve_s: float | None = None,
               name: str = "sweep", progress: bool = True,
-              ledger: str | os.PathLike | None = None) -> SweepResult:
+              ledger: str | os.PathLike | None = None,
+              group: Callable[[Any], Hashable] | None = None, group_size: int = 1) -> SweepResult:
     """Compute ``compute(point, checkpoint_dir)`` for every point, cached, resumable, budgeted.
 
     Parameters
@@ -379,6 +380,20 @@ def run_sweep(points: Iterable[Hashable], compute: Callable[[Any, str | None], d
         written to it with its settings, time, commit and machine, so that a run
         continues on any machine from the points an earlier one committed. ``None`` or
         ``""``: no ledger.
+    group : callable, optional
+        Pending points with equal ``group(point)`` are computed together, up to
+        ``group_size`` per call (e.g. the seeds of one model family, trained as one
+        batched computation): ``compute`` then receives a tuple of points and returns a
+        list of their records, in order. Each record is cached and entered in the ledger
+        under its own point's key, as if computed alone, with the call's seconds split
+        equally; only the points still pending are grouped, so a run continues from
+        whichever points an earlier one finished. A call's checkpoints go to the folder
+        of its tuple's key (a lone point's: its own). A record must not depend on which
+        points share its call: ``compute`` promises it (the cache and the ledger assume
+        it). ``None``: one point per call, ``compute(point, checkpoint_dir) -> dict``.
+    group_size : int
+        The most points one grouped call computes (>= 1; 1 with ``group`` gives every
+        call a tuple of one point).
 
     Returns
     -------
@@ -397,6 +412,7 @@ def run_sweep(points: Iterable[Hashable], compute: Callable[[Any, str | None], d
     start = time.perf_counter()
     if reserve_s is not None and not reserve_s >= 0:
         raise ValueError(f"reserve_s must be None or >= 0 seconds, got {reserve_s!r}")
+    check_int("group_size", group_size, 1)
     budget = Budget(budget_s or 0, RESERVE_SHARE * (budget_s or 0) if reserve_s is None else reserve_s)
     order = list(dict.fromkeys(points))
     keys = {point: sweep_key(name, point, spec) for point in order}
@@ -405,8 +421,14 @@ def run_sweep(points: Iterable[Hashable], compute: Callable[[Any, str | None], d
     cache = Path(cache_dir).absolute() if cache_dir else None
     book = Ledger(Path(ledger)) if ledger else None
 
-    def checkpoint_dir(point: Hashable) -> str | None:
-        return str(cache / trained[point]) if cache is not None else None
+    def checkpoint_dir(call: Hashable) -> str | None:
+        if cache is None:
+            return None
+        if group is None:
+            return str(cache / trained[call])
+        # a lone point keeps its own folder; a group's depends on which points share it
+        return str(cache / (trained[call[0]] if len(call) == 1 else
+                            sweep_key(name, call, spec if checkpoint_spec is None else checkpoint_spec)))
 
     def stored(point: Hashable) -> dict[str, Any] | None:
         """The point's record from the ledger, else from the cache (then entered in the ledger), else None."""
@@ -458,26 +480,47 @@ def run_sweep(points: Iterable[Hashable], compute: Callable[[Any, str | None], d
         bar.update(1)
         log_point(name, point_label(point), seconds, len(records), len(order) - len(records))
 
+    def finish_call(call: Hashable, result: Any, seconds: float) -> None:
+        if group is None:
+            finish(call, result, seconds)
+            return
+        if not isinstance(result, list) or len(result) != len(call):
+            raise SweepError(f"sweep {name!r}: points {call!r}: a grouped compute must return a list of "
+                             f"{len(call)} records, got {type(result).__name__} of length "
+                             f"{len(result) if isinstance(result, list) else '-'}")
+        for point, record in zip(call, result):
+            finish(point, record, seconds / len(call))
+
+    def refresh(point: Hashable) -> bool:
+        """Whether another run sharing the cache or ledger (one walking the points in another order) finished it."""
+        shared = stored(point)
+        if shared is not None:
+            records[point] = shared
+            bar.update(1)
+        return shared is not None
+
     bar = progress_bar(total=len(order), initial=len(records), desc=name, unit="point", disable=not progress)
     try:
+        calls = todo if group is None else _groups(todo, group, group_size)
         if executor is None:
-            for point in todo:
+            for call in calls:
                 if budget.spent():
                     break
-                # another run sharing the cache or ledger (one walking the points in another order) may have finished it
-                shared = stored(point)
-                if shared is not None:
-                    records[point] = shared
-                    bar.update(1)
-                    continue
+                if group is None:
+                    if refresh(call):
+                        continue
+                else:
+                    call = tuple(point for point in call if not refresh(point))
+                    if not call:
+                        continue
                 try:
-                    record, seconds = _evaluate(compute, point, checkpoint_dir(point), budget)
+                    result, seconds = _evaluate(compute, call, checkpoint_dir(call), budget)
                 except Exception as err:
-                    raise fail(point, err) from err
-                if record is not None:
-                    finish(point, record, seconds)
+                    raise fail(call, err) from err
+                if result is not None:
+                    finish_call(call, result, seconds)
         else:
-            _collect(executor, todo, compute, checkpoint_dir, budget, finish, fail)
+            _collect(executor, calls, compute, checkpoint_dir, budget, finish_call, fail)
     finally:
         bar.close()
     result = SweepResult(
@@ -486,6 +529,14 @@ def run_sweep(points: Iterable[Hashable], compute: Callable[[Any, str | None], d
         seconds={p: computed[p] for p in order if p in computed}, wall_s=time.perf_counter() - start, keys=keys)
     log_sweep(name, len(result.done), len(result.pending), len(result.computed), result.wall_s)
     return result
+
+
+def _groups(points: list[Hashable], group: Callable[[Any], Hashable], size: int) -> list[tuple[Hashable, ...]]:
+    """``points`` as tuples of equal ``group(point)``, at most ``size`` each, groups in order of first appearance."""
+    grouped: dict[Hashable, list[Hashable]] = {}
+    for point in points:
+        grouped.setdefault(group(point), []).append(point)
+    return [tuple(members[i:i + size]) for members in grouped.values() for i in range(0, len(members), size)]
 
 
 def _collect(executor: Executor, todo: list[Hashable], compute: Callable[[Any, str | None], dict[str, Any]],

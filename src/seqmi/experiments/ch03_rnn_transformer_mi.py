@@ -3,12 +3,12 @@
 Shen's method is black-box: train a model, let it generate from its start state, and
 measure the two-point mutual information ``I(tau)`` of what it writes, summarised by the
 correlation length ``xi`` of an exponential fit (:func:`~seqmi.fit.decay_fits`). A sweep point here
-is a *family* ``(kind, widths, depth)``: the models of one kind and depth at several
-widths, every independently seeded model of every width trained in one
-:func:`seqmi.train.train_family` call (each exactly as it would be alone), then every
-model sampled and measured (:func:`run_family`). Three sweeps use it:
+is one seed of a *family* ``(kind, widths, depth)``: the models of one kind and depth at
+several widths, trained in one :func:`seqmi.train.train_family` call (each exactly as it
+would be alone), then every model sampled and measured (:func:`run_seeds`); seeds of one
+family may train together, each seed's record unchanged. Three sweeps use it:
 
-- :func:`binary_point`: binary sequences with a power-law ``I(tau)`` (Sec. 4.2.1);
+- :func:`binary_points`: binary sequences with a power-law ``I(tau)`` (Sec. 4.2.1);
 - :func:`char_point`: character-level models of the KJV (Sec. 4.2.2);
 - :func:`word_point`: word-level models of the KJV, measured at character level (Sec. 5.2).
 
@@ -188,20 +188,31 @@ def merge_seeds(done: Mapping[SeedFamily, dict[str, Any]],
     merged = {}
     for family, runs in grouped.items():
         runs.sort(key=lambda run: run[0])
-        if [seed for seed, _ in runs] != sorted(seeds[family[0]]):
-            continue
-        models = []
-        for c in range(len(family[1])):
-            records = [record["models"][c]["seeds"][0] for _, record in runs]
-            best = int(np.argmin([r["val_loss"] for r in records]))
-            first = runs[best][1]["models"][c]
-            models.append({**records[best], "best_seed": best, "seed_val_losses": [r["val_loss"] for r in records],
-                           "seed_indices": [seed for seed, _ in runs], "seeds": records,
-                           **{k: first[k] for k in ("params", "state_floats", "device", "amp")},
-                           "tokens_per_s": float(np.nanmean([r["models"][c]["tokens_per_s"] for _, r in runs]))})
-        merged[family] = {"train_s": sum(r["train_s"] for _, r in runs),
-                          "train_busy_s": sum(r["train_busy_s"] for _, r in runs), "models": models}
+        if [seed for seed, _ in runs] == sorted(seeds[family[0]]):
+            merged[family] = join_seeds(runs)
     return merged
+
+
+def join_seeds(runs: Sequence[tuple[int, dict[str, Any]]]) -> dict[str, Any]:
+    """One family record from the records of its seeds (:func:`run_seeds`), seeds in the order given.
+
+    Each model's ``seeds`` are its seeds' records, and its top-level fields the best seed's
+    on validation (the paper's reading: the best of its restarts), with its position
+    ``best_seed``, every seed's ``seed_val_losses``, the ``seed_indices``, the mean
+    ``tokens_per_s``; the family's ``train_s`` and ``train_busy_s`` add up its seeds'.
+    """
+    first = runs[0][1]
+    models = []
+    for c in range(len(first["models"])):
+        records = [record["models"][c]["seeds"][0] for _, record in runs]
+        best = int(np.argmin([r["val_loss"] for r in records]))
+        chosen = runs[best][1]["models"][c]
+        models.append({**records[best], "best_seed": best, "seed_val_losses": [r["val_loss"] for r in records],
+                       "seed_indices": [seed for seed, _ in runs], "seeds": records,
+                       **{k: chosen[k] for k in ("params", "state_floats", "device", "amp")},
+                       "tokens_per_s": float(np.nanmean([r["models"][c]["tokens_per_s"] for _, r in runs]))})
+    return {"train_s": sum(r["train_s"] for _, r in runs),
+            "train_busy_s": sum(r["train_busy_s"] for _, r in runs), "models": models}
 
 
 def members(points: Iterable[Family | SeedFamily]) -> list[Model]:
@@ -365,13 +376,20 @@ def long_range_shape(split: tuple[np.ndarray, np.ndarray], train: tuple[np.ndarr
             "train_decay": float(decay(train_est)), "train_decay_se": se(decay(train_batches))}
 
 
-def run_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.Module]],
+def run_seeds(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.Module]],
                data: Sequences | Stream, configs: Sequence[TrainConfig], *, sample_seeds: Sequence[int],
                n_samples: int, sample_length: int, max_lag: int, threshold: float, seeds: Sequence[int] = (0,),
                device: DeviceLike = "cpu", checkpoint_dir: str | None = None, budget: Budget | None = None,
                head_tokens: int = 0, n_boot: int = 0, sample_sets: int = 1,
-               progress: bool = False) -> dict[str, Any]:
-    """Train the ``seeds`` of every config, sample from each model, estimate and fit the two-point MI of the samples.
+               progress: bool = False) -> list[dict[str, Any]]:
+    """Train the ``seeds`` of every config as one family; one record per seed, as if it had trained alone.
+
+    All runs (every config at every seed index) train in one
+    :func:`seqmi.train.train_family` call, each exactly as alone (members of one width
+    share a batched step where :mod:`seqmi.family` allows it), then each model is
+    sampled and measured under its own seeds: a seed's record is the same whichever
+    seeds trained beside it, but for its times (the family's wall time is split equally
+    among the seeds).
 
     Parameters
     ----------
@@ -416,18 +434,10 @@ def run_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.Mo
 
     Returns
     -------
-    dict
-        JSON-ready: ``train_s``, the family's training wall time in this call (near 0 when
-        its checkpoint holds the finished training), ``train_busy_s``, its training compute
-        over every run that trained it, and ``models``, one record per config: ``seeds``,
-        one record per trained model (``mi``, fits, ``mi_sets`` with
-        ``sample_sets > 1``, validation loss and its history, epochs, why it stopped,
-        ``converged`` by :func:`seqmi.convergence.converged`, sampling time, ``head``: the
-        first ``head_tokens`` tokens of its first sample), and, for the paper's reading
-        (the best of its restarts on validation), the fields of the model with the
-        lowest validation loss, its position ``best_seed`` in ``seeds``, every model's
-        validation loss (``seed_val_losses``), the seed indices (``seed_indices``), parameter count, history state size, training
-        throughput, device and bf16 autocast.
+    list of dict
+        One JSON-ready record per seed index, in order, as :func:`run_family` writes it
+        for that seed alone (one entry in every model's ``seeds``; :func:`join_seeds`
+        joins them).
     """
     if len(sample_seeds) != len(configs):
         raise ValueError(f"got {len(sample_seeds)} sample seeds for {len(configs)} configs")
@@ -441,24 +451,51 @@ def run_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.Mo
     train_s = time.perf_counter() - start
     if budget is not None:
         budget.check_training()
-    measured = [_measure(result, child_seed(sample_seeds[c], "seed", s), n_samples, sample_length, max_lag,
-                         threshold, n_boot, sample_sets, head_tokens)
-                for (c, s), result in zip(runs, results)]
-    models = []
-    for c in range(len(configs)):
-        mine = [i for i, (c2, _) in enumerate(runs) if c2 == c]
-        records = [measured[i] for i in mine]
-        best = int(np.argmin([r["val_loss"] for r in records]))
-        result = results[mine[best]]
-        models.append({
-            **records[best], "best_seed": best, "seed_val_losses": [r["val_loss"] for r in records],
-            "seed_indices": list(seeds),
-            "seeds": records, "params": sum(p.numel() for p in result.model.parameters()),
+    records = []
+    for s in seeds:
+        mine = [(c, results[i]) for i, (c, s2) in enumerate(runs) if s2 == s]
+        models = [_seed_model(result, s, _measure(result, child_seed(sample_seeds[c], "seed", s), n_samples,
+                                                  sample_length, max_lag, threshold, n_boot, sample_sets,
+                                                  head_tokens), sample_length)
+                  for c, result in mine]
+        records.append({"train_s": train_s / len(seeds), "train_busy_s": sum(r.busy_s for _, r in mine),
+                        "models": models})
+    return records
+
+
+def _seed_model(result: TrainResult, seed: int, measured: dict[str, Any], sample_length: int) -> dict[str, Any]:
+    """A model's record in the record of its seed alone: the family fields of one seed."""
+    return {**measured, "best_seed": 0, "seed_val_losses": [measured["val_loss"]], "seed_indices": [seed],
+            "seeds": [measured], "params": sum(p.numel() for p in result.model.parameters()),
             "state_floats": result.model.history_state_size(sample_length),
-            "tokens_per_s": float(np.nanmean([results[i].tokens_per_s for i in mine])),
-            "device": result.device, "amp": result.amp,
-        })
-    return {"train_s": train_s, "train_busy_s": sum(r.busy_s for r in results), "models": models}
+            "device": result.device, "amp": result.amp, "tokens_per_s": float(result.tokens_per_s)}
+
+
+def run_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.Module]],
+               data: Sequences | Stream, configs: Sequence[TrainConfig], *, seeds: Sequence[int] = (0,),
+               **measure: Any) -> dict[str, Any]:
+    """Train the ``seeds`` of every config, sample from each model, estimate and fit the two-point MI of the samples.
+
+    The records of :func:`run_seeds` joined by :func:`join_seeds`: ``models``, one record per
+    config, with ``seeds`` (one record per trained model: ``mi``, fits, ``mi_sets`` with
+    ``sample_sets > 1``, validation loss and its history, epochs, why it stopped,
+    ``converged`` by :func:`seqmi.convergence.converged`, sampling time, ``head``) and, for
+    the paper's reading (the best of its restarts on validation), the fields of the seed
+    with the lowest validation loss, its position ``best_seed``, every seed's validation
+    loss (``seed_val_losses``), the ``seed_indices``, parameter count, history state size,
+    training throughput, device and bf16 autocast; ``train_s``, the family's training wall
+    time in this call (near 0 when its checkpoint holds the finished training), and
+    ``train_busy_s``, its training compute over every run that trained it.
+
+    Parameters
+    ----------
+    make_model, data, configs, seeds
+        As for :func:`run_seeds`.
+    **measure
+        The other keyword arguments of :func:`run_seeds` (``sample_seeds``, ``n_samples``,
+        ``sample_length``, ``max_lag``, ``threshold``, ...).
+    """
+    return join_seeds(list(zip(seeds, run_seeds(make_model, data, configs, seeds=seeds, **measure))))
 
 
 def seed_config(config: TrainConfig, seed: int) -> TrainConfig:
@@ -621,13 +658,24 @@ def binary_config(kind: str, width: int, depth: int, settings: BinarySettings) -
                        **stop)
 
 
-def binary_point(point: SeedFamily, checkpoint_dir: str | None, settings: BinarySettings) -> dict[str, Any]:
-    """Train, sample and measure one seed of one family of the binary sweep.
+def family_of(point: SeedFamily) -> Family:
+    """The family of a seed point, ``(kind, widths, depth)``: the seeds that can train together."""
+    return point[:3]
+
+
+def binary_points(points: Sequence[SeedFamily], checkpoint_dir: str | None,
+                  settings: BinarySettings) -> list[dict[str, Any]]:
+    """Train, sample and measure seeds of one family of the binary sweep, as one family.
 
     Parameters
     ----------
-    point : (kind, widths, depth, seed)
-        ``kind`` in ``BINARY_KINDS``; ``seed`` the training seed index (:func:`seed_config`).
+    points : sequence of (kind, widths, depth, seed)
+        Seed points of one family (``kind`` in ``BINARY_KINDS``; ``seed`` the training seed
+        index, :func:`seed_config`), e.g. the tuples :func:`seqmi.sweep.run_sweep` passes
+        with ``group=family_of``. Their models train in one
+        :func:`seqmi.train.train_family` call: on the CPU the vanilla RNNs of one width
+        share one batched step (:class:`seqmi.family.RecurrentFamily`), several times
+        cheaper per model, and every seed's record is bit for bit the one it has alone.
     checkpoint_dir : str or None
         The family's training checkpoints; a family stopped by the sweep's budget resumes
         from them.
@@ -635,18 +683,21 @@ def binary_point(point: SeedFamily, checkpoint_dir: str | None, settings: Binary
 
     Returns
     -------
-    dict
-        :func:`run_family`'s record, one model per width, ``n_generate`` sequences each
-        (:func:`merge_seeds` joins a family's seeds).
+    list of dict
+        :func:`run_seeds`'s record of each point, in order: one model per width,
+        ``n_generate`` sequences each (:func:`merge_seeds` joins a family's seeds).
     """
-    _check_family(point, BINARY_KINDS)
-    kind, widths, depth, seed = point
-    return run_family(
+    for point in points:
+        _check_family(point, BINARY_KINDS)
+    if len({family_of(point) for point in points}) != 1:
+        raise ValueError(f"points trained together must be seeds of one family, got {list(points)!r}")
+    kind, widths, depth, _ = points[0]
+    return run_seeds(
         [partial(binary_model, kind, w, depth, settings) for w in widths], binary_data(settings),
         [binary_config(kind, w, depth, settings) for w in widths],
         sample_seeds=[child_seed(settings.seed, "binary-sample", kind, w, depth) for w in widths],
         n_samples=settings.n_generate, sample_length=settings.length, max_lag=settings.length - 1,
-        threshold=settings.threshold, seeds=(seed,), device=settings.device,
+        threshold=settings.threshold, seeds=[point[3] for point in points], device=settings.device,
         checkpoint_dir=checkpoint_dir, budget=current_budget(), n_boot=BINARY_BOOTSTRAP)
 
 
