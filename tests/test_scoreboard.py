@@ -1,6 +1,7 @@
 """The scoreboard reads each chapter's largest run and counts verdicts per paper."""
 
 import json
+import shutil
 
 from seqmi import claims, report
 from seqmi.claims import scoreboard
@@ -108,6 +109,100 @@ def test_a_section_recorded_since_counts_with_its_own_parameters(tmp_path):
     assert report.stale_parameters(folder, root) == ["docs"]
 
 
+HEADER = ("---\njupytext:\n  text_representation:\n    extension: .md\n    format_name: myst\n"
+          "    format_version: 0.13\nkernelspec:\n  display_name: Python 3\n  language: python\n"
+          "  name: python3\n---\n\n# A\n")
+
+
+def _chapter(root, *cells):
+    """``notebooks/00_a.md`` of ``(tags, source)`` code cells, after a parameters and a setup cell."""
+    cells = ((["parameters"], "seed: int = 0\nsteps: int = 10\nsize: int = 1\nrate: int = 0\nout_dir: str = '.'"),
+             (["setup"], "results = {}\nnew_settings = dict(size=size)"), *cells)
+    text = HEADER + "".join(f"\n```{{code-cell}} ipython3\n:tags: {tags}\n\n{source}\n```\n" for tags, source in cells)
+    (root / "notebooks" / "00_a.md").write_text(text)
+
+
+def _recorded(root, profile_text, provenance, numbers):
+    (root / "notebooks").mkdir(parents=True, exist_ok=True)
+    (root / "notebooks" / "profiles.yml").write_text(profile_text)
+    folder = root / "results" / "reference" / "00_a"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "results.json").write_text(json.dumps({"chapter": "00_a", "results": numbers, "claims": []}))
+    (folder / "provenance.json").write_text(json.dumps(provenance))
+    return folder
+
+
+OLD_CELLS = ((["section-old"], "results['old'] = seed * steps"),)
+# the section added after the recording: it reads `size` through the setup cell
+NEW_CELL = (["section-new"], "results['new'] = new_settings['size']")
+RAN = {"commit": "x", "profile": "reference", "parameters": {"seed": 0, "steps": 10}, "sections_run": ["old"]}
+
+
+def test_a_parameter_only_a_section_never_run_reads_does_not_make_a_recording_stale(tmp_path):
+    root = tmp_path / "book"
+    folder = _recorded(root, "reference:\n  00_a: {steps: 10, size: 5}\n", RAN, {"old": 0})
+    _chapter(root, *OLD_CELLS, NEW_CELL)
+    assert report.stale_parameters(folder, root) == []
+    # read also by a cell outside every section (every whole run ran it): stale
+    _chapter(root, *OLD_CELLS, NEW_CELL, ([], "print(new_settings)"))
+    assert report.stale_parameters(folder, root) == ["size"]
+    # read also by a section the recording ran: stale
+    _chapter(root, (["section-old"], "results['old'] = seed * steps * size"), NEW_CELL)
+    assert report.stale_parameters(folder, root) == ["size"]
+
+
+def test_a_section_tagged_after_the_recording_ran_its_cells_counts_as_run(tmp_path):
+    # the recording holds the new section's number: its cells ran in it, untagged then
+    root = tmp_path / "book"
+    folder = _recorded(root, "reference:\n  00_a: {steps: 10, size: 5}\n", RAN, {"old": 0, "new": 1})
+    _chapter(root, *OLD_CELLS, NEW_CELL)
+    assert report.stale_parameters(folder, root) == ["size"]
+
+
+def test_a_changed_value_is_stale_whichever_sections_read_it(tmp_path):
+    root = tmp_path / "book"
+    folder = _recorded(root, "reference:\n  00_a: {steps: 20, size: 5, rate: 2}\n",
+                       {**RAN, "parameters": {"seed": 0, "steps": 10, "size": 3}}, {"old": 0})
+    _chapter(root, *OLD_CELLS, (["section-new"], "results['new'] = new_settings['size'] * rate"))
+    # `size` ran with 3 though only the section never run reads it today; `rate`, new, is passed over
+    assert report.stale_parameters(folder, root) == ["steps", "size"]
+
+
+def test_a_recording_that_does_not_say_which_sections_it_ran_is_judged_as_before(tmp_path):
+    root = tmp_path / "book"
+    folder = _recorded(root, "reference:\n  00_a: {steps: 10, size: 5}\n",
+                       {k: v for k, v in RAN.items() if k != "sections_run"}, {"old": 0})
+    _chapter(root, *OLD_CELLS, NEW_CELL)
+    assert report.stale_parameters(folder, root) == ["size"]
+
+
+def test_merging_a_section_adds_it_to_the_sections_a_recording_ran(tmp_path, monkeypatch):
+    from seqmi import book
+
+    monkeypatch.setattr(claims, "for_chapter", lambda chapter, results: [])
+    monkeypatch.setattr(claims, "rule_hash", lambda chapter: "r1")
+    root = tmp_path / "book"
+    folder = _recorded(root, "reference:\n  00_a: {size: 5}\n", RAN, {"old": 0})
+    _chapter(root, *OLD_CELLS, NEW_CELL)
+    executed = tmp_path / "executed"
+    executed.mkdir()
+    (executed / "section.json").write_text(json.dumps({"new": 5}))
+    (executed / "provenance.json").write_text(json.dumps(
+        {"commit": "y", "profile": "reference", "parameters": {"seed": 0, "steps": 10, "size": 5},
+         "sections_run": ["new"]}))
+    book.merge_section(root, "reference", "00_a", "new", executed)
+    assert json.loads((folder / "provenance.json").read_text())["sections_run"] == ["old", "new"]
+    # a recording that never said which sections it ran still does not: it stays judged as before
+    legacy = {k: v for k, v in RAN.items() if k != "sections_run"}
+    (folder / "provenance.json").write_text(json.dumps(legacy))
+    book.merge_section(root, "reference", "00_a", "new", executed)
+    assert "sections_run" not in json.loads((folder / "provenance.json").read_text())
+    # one begun from the section ran that section alone
+    shutil.rmtree(folder)
+    book.merge_section(root, "reference", "00_a", "new", executed)
+    assert json.loads((folder / "provenance.json").read_text())["sections_run"] == ["new"]
+
+
 def test_of_two_stale_recordings_the_one_nearer_todays_profile_comes_first(tmp_path):
     root = tmp_path / "book"
     (root / "notebooks").mkdir(parents=True)
@@ -123,3 +218,18 @@ def test_of_two_stale_recordings_the_one_nearer_todays_profile_comes_first(tmp_p
     rows = scoreboard.collect(root, ["00_a"], None)
     assert [(r.origin, r.claim["verdict"], r.elsewhere) for r in rows] == [
         ("results/reference (stale)", "reproduced", (("results/full (stale)", "inconclusive"),))]
+
+
+def test_a_reclaim_that_moved_no_claim_keeps_the_first_rules():
+    """Rules rewritten without moving a verdict, value or interval still decide as the first did."""
+    moved = [{"id": "x", "before": "reproduced", "after": "inconclusive"}]
+    base = {"data_rule_hash": "a", "rule_hash": "c"}
+    assert not scoreboard.rule_changed({**base, "reclaims": [
+        {"from_rule": "a", "to_rule": "b", "moved": []}, {"from_rule": "b", "to_rule": "c", "moved": []}]})
+    # a moved claim breaks the chain, even when later rewrites move nothing
+    assert scoreboard.rule_changed({**base, "reclaims": [
+        {"from_rule": "a", "to_rule": "b", "moved": moved}, {"from_rule": "b", "to_rule": "c", "moved": []}]})
+    # a chain that does not start at the first rules says nothing about them
+    assert scoreboard.rule_changed({**base, "reclaims": [{"from_rule": "b", "to_rule": "c", "moved": []}]})
+    assert scoreboard.rule_changed({"rule_hash": "c"})
+    assert not scoreboard.rule_changed({"data_rule_hash": "c", "rule_hash": "c"})

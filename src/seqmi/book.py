@@ -54,7 +54,7 @@ import yaml
 
 from seqmi.claims import UNHASHED, calibration, scoreboard
 from seqmi.ledger import run_commit, source_commit
-from seqmi.sections import SECTION_PREFIX, SETUP_TAG, parameters_read
+from seqmi.sections import SECTION_PREFIX, SETUP_TAG, parameters_read, section_names
 from seqmi.passes import describe, duration, pending_points, point_lines, record_pass, sweep_log, total_s
 from seqmi.report import PROFILE_ENV, PROVENANCE_FILE, RESULTS_FILE, ROOT_ENV, profile_parameters, profile_table
 
@@ -420,6 +420,7 @@ def execute(root: Path, profile: str, only: list[str] | None = None,
         print(f"[{profile}] executing {chapter} ...", flush=True)
         # the code that runs is the tree as the chapter starts (edits during a long run are not in it)
         commit = source_commit(root)
+        notebook = read_chapter(root, chapter)  # as it runs: its sections go into the provenance
         start = time.perf_counter()
         status, error = "ok", None
         os.environ[ROOT_ENV] = str(root)
@@ -427,7 +428,7 @@ def execute(root: Path, profile: str, only: list[str] | None = None,
         try:
             with sweep_log(artifacts / SWEEP_LOG), _progress(artifacts, _provenance(commit, profile, parameters, 0.0),
                                                              f"[{profile}] {chapter}"), run_commit(commit):
-                run_notebook(read_chapter(root, chapter), executed, parameters, root)
+                run_notebook(notebook, executed, parameters, root)
         except papermill.PapermillExecutionError as err:
             status, error = "failed", f"{err.ename}: {err.evalue}"
         wall = time.perf_counter() - start
@@ -436,6 +437,8 @@ def execute(root: Path, profile: str, only: list[str] | None = None,
         provenance["passes"] = record_pass(out / "passes" / f"{chapter}.json", provenance["parameters"],
                                            wall_s=wall, commit=commit, status=status,
                                            pending=pending_points(artifacts / SWEEP_LOG))
+        # the sections whose cells ran: a parameter read only by others never reached its numbers
+        provenance["sections_run"] = section_names(notebook.cells)
         (artifacts / PROVENANCE_FILE).write_text(json.dumps(provenance, indent=2) + "\n")
         # read just before writing: two executions into one folder (two chapters run side
         # by side) each add their own entry
@@ -850,6 +853,7 @@ def execute_section(root: Path, profile: str, chapter: str, section: str,
     provenance["passes"] = record_pass(base / "passes" / f"{chapter}.{section}.json", provenance["parameters"],
                                        wall_s=wall, commit=commit, status="ok",
                                        pending=pending_points(out / SWEEP_LOG))
+    provenance["sections_run"] = [section]
     (out / PROVENANCE_FILE).write_text(json.dumps(provenance, indent=2) + "\n")
     return out
 
@@ -907,7 +911,7 @@ def merge_section(root: Path, profile: str, chapter: str, section: str, executed
         provenance = json.loads((folder / PROVENANCE_FILE).read_text())
     else:
         folder.mkdir(parents=True)
-        provenance = {**section_provenance, "whole_run": False}
+        provenance = {**section_provenance, "whole_run": False, "sections_run": []}
     numbers["profile"] = profile  # a section's own numbers do not say it
     for figure in sorted(executed.glob("*.png")):
         shutil.copy2(figure, folder / figure.name)
@@ -916,6 +920,9 @@ def merge_section(root: Path, profile: str, chapter: str, section: str, executed
     # the parameters its numbers depend on: staleness takes only these from the section
     section_provenance["reads"] = sorted(parameters_read(read_chapter(root, chapter).cells, section))
     sections[section] = section_provenance
+    # a recording that does not say which sections it ran (it predates the record) still does not
+    if "sections_run" in provenance:
+        provenance["sections_run"] = list(dict.fromkeys([*provenance["sections_run"], section]))
     # the whole run's parameters stay as they ran; a parameter it did not have is the section's
     provenance["parameters"] = {**section_provenance["parameters"], **provenance["parameters"]}
     (folder / PROVENANCE_FILE).write_text(json.dumps(provenance, indent=2) + "\n")

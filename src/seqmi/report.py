@@ -25,7 +25,7 @@ import numpy as np
 import yaml
 
 from seqmi import claims as claim_rules
-from seqmi.sections import parameters_read
+from seqmi.sections import parameters_read, readers, results_stored, section_names
 
 RESULTS_FILE = "results.json"
 PROVENANCE_FILE = "provenance.json"
@@ -37,8 +37,10 @@ PROFILE_ENV = "SEQMI_PROFILE"
 RECORDED_PROFILES = ("full", "reference")
 PROFILES_FILE = Path("notebooks") / "profiles.yml"
 # parameters that say where and how a run executes, not what it computes: a recording made
-# with another cache, ledger, scheduler, thread count or device is not stale for it
-EXECUTION_PARAMETERS = frozenset({"cache_dir", "ledger_dir", "scheduler", "cpu_threads", "device", "out_dir"})
+# with another cache, ledger, scheduler, thread count, device or number of seeds trained
+# together (each seed's record is the one it has alone) is not stale for it
+EXECUTION_PARAMETERS = frozenset({"cache_dir", "ledger_dir", "scheduler", "cpu_threads", "device", "out_dir",
+                                  "family_seeds"})
 
 
 def dump_json(payload: Any) -> str:
@@ -269,6 +271,15 @@ def stale_parameters(folder: Path, root: Path) -> list[str]:
     ``notebooks/profiles.yml`` under ``root`` (execution-only parameters,
     ``EXECUTION_PARAMETERS``, aside). A non-empty answer means the recording is stale:
     it no longer shows what today's profile computes.
+
+    A parameter the recording did not have at all is passed over when every code cell
+    that reads it today belongs to sections the recording never ran
+    (:func:`seqmi.sections.readers`): a section added since, whose sizes are set before
+    its run, has not touched the recorded numbers. Which sections ran, the provenance's
+    ``sections_run`` says, and so does every section whose numbers the recording holds
+    (:func:`seqmi.sections.results_stored`: cells tagged after the recording ran in it
+    untagged); a recording without ``sections_run`` gets no such allowance. A parameter
+    the recording ran with another value is stale whichever cells read it.
     """
     profile, chapter = folder.parent.name, folder.name
     if not (root / PROFILES_FILE).is_file():  # a book without profiles has no sizes to be stale against
@@ -285,18 +296,38 @@ def stale_parameters(folder: Path, root: Path) -> list[str]:
         if reads is None:
             reads = _section_reads(root, chapter, name)
         ran = {**ran, **{k: v for k, v in section.get("parameters", {}).items() if k in reads}}
+    # parameters the recording never had, read only where it never ran: a value that differs stays stale
+    passed_over: set[str] = set()
+    if "sections_run" in provenance and any(name not in ran for name in today):
+        passed_over = _read_only_by_sections_not_run(root, folder, set(provenance["sections_run"])) - set(ran)
     missing = object()
     return [name for name, value in today.items()
-            if name not in EXECUTION_PARAMETERS and ran.get(name, missing) != value]
+            if name not in EXECUTION_PARAMETERS and name not in passed_over and ran.get(name, missing) != value]
+
+
+def _read_only_by_sections_not_run(root: Path, folder: Path, sections_run: set[str]) -> set[str]:
+    """The parameters that today only cells of sections the recording in ``folder`` never ran read."""
+    cells = _chapter_cells(root, folder.name)
+    held = set(load_results(folder)["results"]) if (folder / RESULTS_FILE).is_file() else set()
+    # a section tagged after the recording was made ran in it as untagged cells: the
+    # recording holds numbers the section stores
+    ran = sections_run | {s for s in section_names(cells) if results_stored(cells, s) & held}
+    return {name for name, cells_sections in readers(cells).items()
+            if all(sections and not sections & ran for sections in cells_sections)}
+
+
+def _chapter_cells(root: Path, chapter: str) -> list[Any]:
+    """Today's cells of the chapter's notebook (none when it has no notebook)."""
+    import jupytext
+
+    path = root / "notebooks" / f"{chapter}.md"
+    return jupytext.read(path).cells if path.is_file() else []
 
 
 def _section_reads(root: Path, chapter: str, section: str) -> set[str]:
     """The parameters ``section`` of the chapter reads today (none if it has no such section any more)."""
-    import jupytext
-
-    path = root / "notebooks" / f"{chapter}.md"
     try:
-        return parameters_read(jupytext.read(path).cells, section) if path.is_file() else set()
+        return parameters_read(_chapter_cells(root, chapter), section)
     except ValueError:
         return set()
 

@@ -45,10 +45,18 @@ def rule_changed(payload: dict[str, Any]) -> bool:
     """Whether a recording's verdicts come from rules other than those its numbers were first decided with.
 
     A recording from before rules were hashed counts as changed: its rules may have been
-    edited since, and nothing says they were not.
+    edited since, and nothing says they were not. A reclaim that moved no claim (every
+    verdict, value and interval the same from the new rules: code moved or rewritten,
+    not a decision changed, as far as these numbers can tell) carries the first rules
+    forward; the first reclaim that moved a claim breaks the chain for good.
     """
-    data = payload.get("data_rule_hash", UNHASHED)
-    return data == UNHASHED or data != payload.get("rule_hash", UNHASHED)
+    rules = payload.get("data_rule_hash", UNHASHED)
+    if rules == UNHASHED:
+        return True
+    for entry in payload.get("reclaims", []):
+        if entry["from_rule"] == rules and not entry["moved"]:
+            rules = entry["to_rule"]
+    return rules != payload.get("rule_hash", UNHASHED)
 
 
 def _current(folder: Path) -> bool:
