@@ -1,4 +1,4 @@
-"""Model families: members trained together end exactly as if trained alone."""
+"""Model families: members trained together end as if trained alone (bit for bit, stacked ones to float32 rounding)."""
 
 import dataclasses
 
@@ -6,11 +6,13 @@ import numpy as np
 import pytest
 import torch
 
-from seqmi.family import RecurrentFamily, Recurrence, family_key, padded_batch
+from seqmi import family as family_module
+from seqmi import train as train_module
+from seqmi.family import RecurrentFamily, Recurrence, StackedFamily, family_for, family_key, padded_batch
 from seqmi.models.lm import RNNLM, TransformerLM
-from seqmi.train import sequence_loss
 from seqmi.models.wordchar import add_lstm_dropout
-from seqmi.train import Member, Sequences, Stream, TrainConfig, fit, language_model_task, train, train_family
+from seqmi.train import (Member, Sequences, Stream, TrainConfig, evaluate, fit, language_model_task, sequence_loss,
+                         train, train_family)
 
 RNG = np.random.default_rng(0)
 
@@ -170,3 +172,126 @@ def test_an_interrupted_family_resumes_bit_for_bit(tmp_path):
         assert a.restart_val_losses == b.restart_val_losses
         for x, y in zip(a.model.state_dict().values(), b.model.state_dict().values()):
             assert torch.equal(x, y)
+
+
+# ---------------------------------------------------------------------- stacked members
+# A stacked member against its own forward pass: float32 rounding (measured: losses 1.6e-7,
+# gradients 3e-6 of the tensor's largest entry); these bounds leave a margin of 5-10x
+LOSS_RTOL, GRAD_RTOL = 1e-6, 2e-5
+
+
+def tiny_transformer(width=8, heads=2, depth=1, vocab=2, tie_weights=False):
+    return TransformerLM(vocab, width, depth, heads=heads, max_len=17, tie_weights=tie_weights)
+
+
+def assert_near(x, reference, rtol):
+    scale = float(reference.abs().max())
+    assert float((x - reference).abs().max()) <= rtol * scale, (float((x - reference).abs().max()), scale)
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(width=12, heads=3, depth=2, vocab=5, tie_weights=True)])
+def test_stacked_losses_and_gradients_equal_each_members_own_to_rounding(kw):
+    torch.manual_seed(0)
+    models = [tiny_transformer(**kw) for _ in range(3)]
+    tokens = torch.randint(0, models[0].vocab_size, (3, 5, 16))
+    losses = StackedFamily(DATA.valid).losses(models, list(tokens))
+    torch.stack([loss for loss, _ in losses]).sum().backward()
+    for model, x, (loss, count) in zip(models, tokens, losses):
+        own = sequence_loss(model, x)
+        assert count == x.numel()
+        assert_near(loss.detach(), own.detach(), LOSS_RTOL)
+        for p, g in zip(model.parameters(), torch.autograd.grad(own, list(model.parameters()))):
+            assert_near(p.grad, g, GRAD_RTOL)
+
+
+def test_stacked_evaluation_is_the_validation_loss_in_float32():
+    torch.manual_seed(0)
+    models = [tiny_transformer() for _ in range(2)]
+    family = StackedFamily(DATA.valid, batch_size=3)  # several passes, the last one short
+    with torch.autocast("cpu", dtype=torch.bfloat16):  # as inside fit: evaluation ignores it
+        values = family.evaluate(models)
+    for model, value in zip(models, values):
+        assert value == pytest.approx(evaluate(model, DATA), rel=LOSS_RTOL)
+        assert model.training
+
+
+def test_a_stacked_members_numbers_do_not_depend_on_the_others(threads):
+    # bit for bit: the batched products take each member's slice the same way whatever K
+    torch.manual_seed(0)
+    models = [tiny_transformer() for _ in range(5)]
+    tokens = torch.randint(0, 2, (5, 7, 16))
+    family = StackedFamily(DATA.valid)
+    losses = family._losses(models, tokens)
+    grads = torch.autograd.grad(losses.sum(), [p for m in models for p in m.parameters()])
+    n = len(grads) // 5
+    for k, model in enumerate(models):
+        alone = family._losses([model], tokens[k:k + 1])[0]
+        assert torch.equal(alone, losses[k])
+        for g, h in zip(torch.autograd.grad(alone, list(model.parameters())), grads[k * n:(k + 1) * n]):
+            assert torch.equal(g, h)
+
+
+def test_fit_with_a_stacked_family_ends_near_the_members_trained_alone():
+    stacked = language_model_task(DATA, B, family=StackedFamily(DATA.valid))
+    together = members(stacked, tiny_transformer, range(len(CONFIGS)))
+    fit(together, stacked, progress=False)
+    own = language_model_task(DATA, B)
+    for i, member in enumerate(together):
+        alone = members(own, tiny_transformer, [i])[0]
+        fit([alone], own, progress=False)
+        assert (member.stopped, member.epoch) == (alone.stopped, alone.epoch)
+        np.testing.assert_allclose(member.step_losses, alone.step_losses, rtol=1e-5)
+        np.testing.assert_allclose(member.eval_metric, alone.eval_metric, rtol=1e-5)
+        for (name, x), y in zip(member.model.state_dict().items(), alone.model.state_dict().values()):
+            if name.endswith("qkv.bias"):
+                # the keys' bias adds a constant to each row of scores, which the softmax removes:
+                # its gradient is rounding noise, which RMSprop and Adam scale up to the learning rate
+                w = len(x) // 3
+                x, y = torch.cat([x[:w], x[2 * w:]]), torch.cat([y[:w], y[2 * w:]])
+            assert_near(x, y, 1e-5)
+
+
+def test_a_stacked_family_takes_members_of_one_architecture():
+    family = StackedFamily(DATA.valid)
+    x = torch.zeros(2, 16, dtype=torch.long)
+    with pytest.raises(ValueError, match="member 1 .* differs from member 0"):
+        family.losses([tiny_transformer(8), tiny_transformer(12)], [x, x])
+    # equal parameter shapes, other heads: another forward pass
+    with pytest.raises(ValueError, match="member 1 .* differs"):
+        family.losses([tiny_transformer(8, heads=2), tiny_transformer(8, heads=4)], [x, x])
+    with pytest.raises(ValueError, match="aten::rnn_tanh"):
+        family.losses([RNNLM(2, 4, 1, "rnn", embed_dim=2)], [x])
+    with pytest.raises(ValueError, match="at least one"):
+        family.losses([], [])
+
+
+def test_transformers_stack_on_cuda_only(monkeypatch):
+    cpu = torch.device("cpu")
+    assert family_key(tiny_transformer(), True, cpu)[0] == "each"  # recorded CPU runs keep their numbers
+    assert family_for(family_key(tiny_transformer(), True, cpu), DATA.valid, cpu) is None
+    monkeypatch.setattr(family_module, "resolve_device", lambda device: torch.device("cuda"))
+    key = family_key(tiny_transformer(), True, "cuda")
+    assert key[0] == "stacked" and key == family_key(tiny_transformer(), True, "cuda")
+    assert key != family_key(tiny_transformer(heads=4), True, "cuda")  # shapes alike, heads apart
+    assert family_key(RNNLM(2, 4, 1, "lstm", embed_dim=2), True, "cuda")[0] == "each"
+    assert isinstance(family_for(key, DATA.valid, "cuda", members=2), StackedFamily)
+    assert family_for(key, DATA.valid, "cuda", members=1) is None  # alone: its own forward pass, faster
+
+
+def test_train_family_trains_a_stacked_key_with_a_stacked_family(monkeypatch):
+    # on the CPU as on CUDA: force the key train_family sees on a GPU
+    built = []
+
+    def recorded_family_for(*args):
+        built.append(family_for(*args))
+        return built[-1]
+
+    monkeypatch.setattr(train_module, "family_key", lambda model, sequences, device: ("stacked", 0))
+    monkeypatch.setattr(train_module, "family_for", recorded_family_for)
+    configs = [dataclasses.replace(CONFIGS[0], restarts=2), CONFIGS[2]]
+    together = train_family(tiny_transformer, DATA, configs, progress=False)
+    assert len(built) == 1 and isinstance(built[0], StackedFamily)  # one family of three members
+    monkeypatch.undo()
+    for config, result in zip(configs, together):
+        alone = train(tiny_transformer, DATA, config, progress=False)
+        np.testing.assert_allclose(result.restart_val_losses, alone.restart_val_losses, rtol=1e-5)

@@ -1,46 +1,91 @@
-"""Model families: several members of one architecture trained in one pass, each exactly as alone.
+"""Model families: several members of one architecture trained in one pass, each as if alone.
 
 :func:`seqmi.train.fit` trains the members of a family in lockstep, each with its own
 weights, optimizer, data order and stop rule. This module says which members can share
-a step (:func:`family_key`) and computes the losses of vanilla-RNN language models
-(:class:`seqmi.models.lm.RNNLM`, ``cell="rnn"``) for all members at once
-(:class:`RecurrentFamily`).
+a step (:func:`seqmi.family.family_key`, :func:`seqmi.family.family_for`) and computes
+the losses of all members at once: vanilla-RNN language models
+(:class:`seqmi.models.lm.RNNLM`, ``cell="rnn"``) on the CPU through a hand-written
+batched recurrence (:class:`RecurrentFamily`), Transformers
+(:class:`seqmi.models.lm.TransformerLM`) on CUDA through ``torch.func``
+(:class:`seqmi.family.StackedFamily`).
+
+What ``torch.func.vmap`` (of ``functional_call`` over the members' stacked parameters)
+can batch, measured with torch 2.13:
+
+- every operation of a Transformer but the CPU's attention kernel: it has no batching
+  rule for ``aten::_scaled_dot_product_flash_attention_for_cpu``, warns, and calls it
+  once per member. The CUDA kernels (flash, memory-efficient, cuDNN attention) have
+  rules (registered in torch's functorch dispatch table), which fold the members into
+  the batch dimension: one call. :class:`seqmi.family.StackedFamily` does the same fold
+  itself on the CPU, without touching the models' own forward;
+- not ``nn.RNN`` or ``nn.LSTM``: there are no batching rules for ``aten::rnn_tanh`` or
+  ``aten::lstm``, and vmap raises ("We could not generate a fallback").
 
 What is batched, and why (measured on 2 CPU cores, chapter 03's binary task, see
-``benchmarks/bench_family.py``):
+``benchmarks/bench_family.py`` and ``benchmarks/bench_stacked.py``):
 
-- ``torch.func.vmap`` cannot batch ``nn.RNN``/``nn.LSTM``: ``torch.func`` has no batching
-  rule for ``aten::rnn_tanh`` or ``aten::lstm`` (it raises), and it falls back to one
-  call per member for ``scaled_dot_product_attention``.
-- Vanilla RNNs: a small model's step is dominated by the cost of launching operations,
-  so the recurrence is written once for ``K`` members with batched weights
+- Vanilla RNNs on the CPU: a small model's step is dominated by the cost of launching
+  operations, so the recurrence is written once for ``K`` members with batched weights
   (:class:`Recurrence`): one batched matrix product and a tanh per time step for all
   members, and a hand-written backward pass through time. A family of 16-32 trains
   several times more models per second than the same models one at a time.
 - LSTMs keep their own forward pass, member by member: on the CPU ``nn.LSTM`` runs
   oneDNN's fused kernel for the whole sequence, and the same recurrence written with
   batched weights was no faster than it (0.8-2x for 16-32 members).
-- Transformers keep their own forward pass too: their step is dominated by attention,
-  which batching the members does not make cheaper.
-- On CUDA every member keeps its own forward pass (cuDNN's fused kernels; the batched
-  recurrence has not been measured there).
+- Transformers on the CPU keep their own forward pass: a step there is arithmetic, most
+  of it attention, which stacking does not make cheaper (stacked against one at a time,
+  one thread, widths 8 and 16, ``K`` = 1-8: 0.87-1.04x the seeds per minute).
+- Transformers on CUDA, two members or more: :class:`seqmi.family.StackedFamily`.
+  There a small model's step waits on launching operations (chapter 03's largest
+  binary Transformer computes at about 1% of an H200's bf16 peak), and a stacked step
+  launches one model's operations for all members. ``vmap`` makes launching them
+  1.5-2.2 times as costly (a lone member's step where launching dominates, measured on
+  the CPU), so a member alone keeps its own forward pass. Not measured on a GPU yet:
+  ``benchmarks/README.md`` estimates about 3x (2.5-4.4x) more seeds per GPU-minute for
+  8 members and about 5x (2.5-10x) for 32.
+- On CUDA, RNNs and LSTMs keep their own forward pass (cuDNN's fused kernels; the
+  batched recurrence has not been measured there).
 
-Members keep their numbers whatever the family: bit for bit on CPU, with one or two
-threads (tested). With their own forward passes this holds by construction. The batched
-recurrence gets there by computing everything that sums over a whole batch member by
-member (input table, output layer, each member's mean) on 64-byte-aligned operands, by
-giving a lone member a twin in the recurrence (so that torch takes the same BLAS path for
-one member as for several), and by storing each member's batch rows in a slab of
-``Bp * H`` numbers with ``Bp >= B`` chosen so that ``Bp * H`` is a multiple of 64: the
-vectorised loops of the elementwise operations, and the split of a large one between
-two threads, then cut every member's slab at the same places whatever ``K``. Its
-arithmetic differs from ``nn.RNN``'s (other summation orders): a model trained here
-agrees with one trained through ``nn.RNN`` to float32 rounding only.
+On the CPU, where nothing is stacked, members keep their numbers whatever the family:
+bit for bit, with one or two threads (tested). With their own forward passes this holds
+by construction. The batched recurrence gets there by computing everything that sums
+over a whole batch member by member (input table, output layer, each member's mean) on
+64-byte-aligned operands, by giving a lone member a twin in the recurrence (so that
+torch takes the same BLAS path for one member as for several), and by storing each
+member's batch rows in a slab of ``Bp * H`` numbers with ``Bp >= B`` chosen so that
+``Bp * H`` is a multiple of 64: the vectorised loops of the elementwise operations, and
+the split of a large one between two threads, then cut every member's slab at the same
+places whatever ``K``. Its arithmetic differs from ``nn.RNN``'s (other summation
+orders): a model trained here agrees with one trained through ``nn.RNN`` to float32
+rounding only.
+
+Stacked members (:class:`seqmi.family.StackedFamily`, measured on the CPU, float32):
+
+- A member's loss and gradients do not depend on which or how many members share the
+  call: bit for bit, with one or two threads (``K`` = 1 against 4 at chapter 03's
+  widths 8 and 16, batch 50 x 128; tested against 5). On CUDA this is not measured:
+  cuBLAS may pick its kernels by the number of members.
+- Against the member's own forward pass they agree to float32 rounding only (the
+  linear layers become batched products, which sum in other orders): the largest
+  difference, relative to the largest value of the tensor, was 1.6e-7 for losses and
+  3.0e-6 for gradients (tested to 1e-6 and 2e-5). After 12 steps of
+  :func:`seqmi.train.fit` step and validation losses agree to 2e-7 and weights to
+  1.1e-6 relative, except the bias of the attention keys: it adds a constant to every
+  row of scores, which the softmax removes, so its gradient is rounding noise, which
+  RMSprop and Adam scale up to steps of the learning rate (1e-3 relative apart after 12
+  steps, without changing what the model computes).
+- Under bf16 autocast (CUDA) the two ways round differently at bf16 precision; the
+  validation pass runs in float32 with autocast off, as :func:`seqmi.train.evaluate`.
+  So on CUDA a Transformer trained in a family of two or more agrees with one trained
+  alone to rounding, not bit for bit.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Hashable, Sequence
+from contextlib import nullcontext
+from functools import partial
 from typing import Any
 
 from seqmi._optional import require
@@ -50,7 +95,9 @@ require("torch")  # first, so that a missing torch fails naming the extra that i
 import numpy as np
 import torch
 from torch import nn
+from torch.func import functional_call, vmap
 from torch.nn import functional as F
+from torch.overrides import TorchFunctionMode
 
 from seqmi.device import DeviceLike, resolve_device
 from seqmi.models.lm import RNNLM, TransformerLM
@@ -90,16 +137,52 @@ def family_key(model: nn.Module, sequences: bool, device: DeviceLike = "cpu") ->
     -------
     hashable or None
         ``("recurrent", ...)`` for a plain vanilla-RNN :class:`~seqmi.models.lm.RNNLM` on the CPU (losses
-        of all members at once, :class:`RecurrentFamily`); ``("each", ...)`` for another
+        of all members at once, :class:`RecurrentFamily`); ``("stacked", ...)`` for a
+        :class:`~seqmi.models.lm.TransformerLM` on CUDA (one batched computation,
+        :class:`seqmi.family.StackedFamily`); ``("each", ...)`` for another
         :class:`~seqmi.models.lm.RNNLM` or :class:`~seqmi.models.lm.TransformerLM` without hooks or dropout (each member's
         own forward pass); ``None`` otherwise (other classes, hooks, dropout, streams).
-        Keys differ for different parameter shapes: families group members of one width.
+        Keys differ for different parameter shapes: families group members of one width
+        (stacked ones, of one :func:`seqmi.family.architecture`).
     """
     if not sequences or type(model) not in (RNNLM, TransformerLM) or _hooked(model) or _draws_randomness(model):
         return None
-    if type(model) is RNNLM and model.cell == "rnn" and resolve_device(device).type == "cpu":
+    on = resolve_device(device).type
+    if type(model) is RNNLM and model.cell == "rnn" and on == "cpu":
         return ("recurrent", model.tie_weights, _shapes(model))
+    # on the CPU, where recorded runs were made, Transformers keep their own forward pass:
+    # the stacked one rounds differently and is no faster there (module docstring)
+    if type(model) is TransformerLM and on == "cuda":
+        return ("stacked", architecture(model))
     return ("each", type(model).__name__, _shapes(model))
+
+
+def family_for(key: Hashable | None, valid: np.ndarray, device: DeviceLike = "cpu", members: int = 2) -> Any:
+    """The ``seqmi.train.Task.family`` of ``members`` models whose :func:`seqmi.family.family_key` is ``key``.
+
+    Parameters
+    ----------
+    key : hashable or None
+        A :func:`seqmi.family.family_key`.
+    valid : ndarray of int, shape (n, L)
+        Validation sequences.
+    device : str or torch.device
+        Where the family trains.
+    members : int
+        How many models the family starts with.
+
+    Returns
+    -------
+    object or None
+        A :class:`seqmi.family.RecurrentFamily` or :class:`seqmi.family.StackedFamily`;
+        ``None`` where each member keeps its own forward pass: ``"each"`` keys, and a
+        stacked key with a single member (``vmap`` makes launching a step's operations
+        1.5-2.2 times as costly, which only a family of several members earns back).
+    """
+    check_int("members", members, 1)
+    if key is None or key[0] not in ("recurrent", "stacked") or (key[0] == "stacked" and members < 2):
+        return None
+    return (RecurrentFamily if key[0] == "recurrent" else StackedFamily)(valid, device)
 
 
 def padded_batch(batch: int, hidden: int) -> int:
@@ -313,6 +396,181 @@ class RecurrentFamily:
             for k, loss in enumerate(self._losses(models, x.expand(len(models), *x.shape))):
                 total[k] += float(loss) * x.numel()
             count += x.numel()
+        for m in models:
+            m.train()
+        return [t / count for t in total]
+
+
+# ---------------------------------------------------------------------- stacked members
+_PLAIN = (type(None), bool, int, float, str, tuple)
+
+
+def _settings(module: nn.Module) -> tuple[tuple[str, Any], ...]:
+    """The plain attributes of one module (sizes, heads, flags): what its forward reads besides tensors."""
+    return tuple(sorted(((k, v) for k, v in vars(module).items()
+                         if not k.startswith("_") and k != "training" and isinstance(v, _PLAIN)), key=lambda kv: kv[0]))
+
+
+def architecture(model: nn.Module) -> tuple:
+    """The class, parameter and buffer shapes and module settings that one stacked family's members share.
+
+    Two models with equal architectures run the same forward pass on tensors of the same
+    shapes, so that one of them can run it for all (``torch.func.functional_call``).
+    Parameter shapes alone do not say it: a Transformer's heads change no shape.
+
+    Parameters
+    ----------
+    model : nn.Module
+
+    Returns
+    -------
+    tuple
+        Hashable: the class name, the named parameter and buffer shapes, and for every
+        submodule its plain attributes (sizes, heads, flags; ``training`` left out).
+    """
+    return (type(model).__name__, _shapes(model), tuple((n, tuple(b.shape)) for n, b in model.named_buffers()),
+            tuple((name, type(m).__name__, _settings(m)) for name, m in model.named_modules()))
+
+
+class _FoldedAttention(torch.autograd.Function):
+    """Attention under ``torch.func.vmap`` as one call, the members folded into its batch dimension.
+
+    Only its ``vmap`` rule runs: it is applied to batched tensors alone (by
+    ``_FoldAttention``), and the attention call inside the rule records its own
+    backward pass, so no backward is written here.
+    """
+
+    generate_vmap_rule = False
+
+    @staticmethod
+    def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, is_causal: bool,
+                scale: float | None) -> torch.Tensor:
+        return F.scaled_dot_product_attention(q, k, v, is_causal=is_causal, scale=scale)
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple, output: torch.Tensor) -> None:
+        """Nothing to save (see the class docstring)."""
+
+    @staticmethod
+    def vmap(info: Any, in_dims: tuple, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, is_causal: bool,
+             scale: float | None) -> tuple[torch.Tensor, int]:
+        K = info.batch_size
+
+        def fold(x: torch.Tensor, dim: int | None) -> torch.Tensor:
+            x = x.expand(K, *x.shape) if dim is None else x.movedim(dim, 0)  # (K, B, H, T, D)
+            return x.reshape(K * x.shape[1], *x.shape[2:])  # (K B, H, T, D)
+
+        out = F.scaled_dot_product_attention(fold(q, in_dims[0]), fold(k, in_dims[1]), fold(v, in_dims[2]),
+                                             is_causal=is_causal, scale=scale)  # (K B, H, T, D)
+        return out.view(K, -1, *out.shape[1:]), 0  # (K, B, H, T, D)
+
+
+_SDPA_ARGS = ("query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale", "enable_gqa")
+_SDPA_DEFAULTS = {"attn_mask": None, "dropout_p": 0.0, "is_causal": False, "scale": None, "enable_gqa": False}
+
+
+class _FoldAttention(TorchFunctionMode):
+    """Inside ``vmap`` on the CPU: attention without mask or dropout as one call for all members.
+
+    ``torch.func.vmap`` has no batching rule for the CPU kernel of attention and runs it
+    once per member; every ``scaled_dot_product_attention`` call without mask, dropout
+    or grouped heads goes through ``_FoldedAttention`` instead, and the models' own
+    forward passes stay as they are. Other calls keep vmap's own handling.
+    """
+
+    def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
+        kwargs = kwargs or {}
+        if func is F.scaled_dot_product_attention:
+            call = {**_SDPA_DEFAULTS, **dict(zip(_SDPA_ARGS, args)), **kwargs}
+            if call["attn_mask"] is None and call["dropout_p"] == 0.0 and not call["enable_gqa"]:
+                return _FoldedAttention.apply(call["query"], call["key"], call["value"], call["is_causal"],
+                                              call["scale"])
+        return func(*args, **kwargs)
+
+
+def _member_loss(template: nn.Module, state: dict[str, torch.Tensor], seqs: torch.Tensor) -> torch.Tensor:
+    """:func:`seqmi.train.sequence_loss` of ``template`` with the tensors ``state`` in place of its own."""
+    bos = torch.full((seqs.shape[0], 1), template.bos, dtype=seqs.dtype, device=seqs.device)
+    logits = functional_call(template, state, (torch.cat([bos, seqs[:, :-1]], dim=1),))  # (B, T, V)
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), seqs.reshape(-1))
+
+
+class StackedFamily:
+    """The next-token losses of ``K`` members of one architecture as one computation, each member with its own weights.
+
+    The object ``seqmi.train.Task.family`` expects (:meth:`losses`, :meth:`evaluate`), for
+    models that ``torch.func.vmap`` can batch: :class:`~seqmi.models.lm.TransformerLM`
+    (and other models without recurrent layers). Every step stacks the members'
+    parameters and buffers (``torch.stack``, differentiable: each member's own ``.grad``
+    fills, so that its optimizer, clipping and stop rule stay its own) and computes every
+    loss with one ``vmap`` of ``torch.func.functional_call`` over (parameters, batch);
+    attention runs as one call for all members (see :mod:`seqmi.family`). Each loss means
+    what :func:`seqmi.train.sequence_loss` means: the mean cross-entropy of the member's
+    tokens. Numbers agree with the members' own forward passes to float32 rounding, and do
+    not depend on the other members (bit for bit on the CPU).
+
+    Parameters
+    ----------
+    valid : ndarray of int, shape (n, L)
+        Validation sequences (read from the start token, like :func:`seqmi.train.evaluate`).
+    device : str or torch.device
+        Where the validation rows go (``"auto" | "cpu" | "cuda" | torch.device``).
+    batch_size : int
+        Validation rows per pass.
+    """
+
+    def __init__(self, valid: np.ndarray, device: DeviceLike = "cpu", batch_size: int = 256) -> None:
+        self.valid = torch.as_tensor(np.asarray(valid, dtype=np.int64))
+        self.device, self.batch_size = resolve_device(device), check_int("batch_size", batch_size, 1)
+        # computed once per model: walking a model's modules costs about 0.2 ms, at every step
+        self._architectures: weakref.WeakKeyDictionary[nn.Module, tuple] = weakref.WeakKeyDictionary()
+
+    def _architecture(self, model: nn.Module) -> tuple:
+        if model not in self._architectures:
+            if any(isinstance(m, nn.RNNBase) for m in model.modules()):
+                raise ValueError(f"a StackedFamily cannot batch {type(model).__name__} with nn.RNN or nn.LSTM layers: "
+                                 "torch.func.vmap has no batching rule for aten::rnn_tanh or aten::lstm; allowed are "
+                                 "models without recurrent layers, such as TransformerLM")
+            self._architectures[model] = architecture(model)
+        return self._architectures[model]
+
+    def check(self, models: Sequence[nn.Module]) -> None:
+        """Raise ``ValueError`` unless ``models`` are one or more models of one architecture that vmap can batch."""
+        if not models:
+            raise ValueError("a StackedFamily needs at least one model, got none")
+        first = self._architecture(models[0])
+        for k, model in enumerate(models[1:], 1):
+            if self._architecture(model) != first:
+                raise ValueError(f"members of a StackedFamily share one architecture: member {k} "
+                                 f"({type(model).__name__}, parameters {dict(_shapes(model))}) differs from member 0 "
+                                 f"({type(models[0]).__name__}, parameters {dict(_shapes(models[0]))})")
+
+    def _losses(self, models: Sequence[nn.Module], tokens: torch.Tensor, shared: bool = False) -> torch.Tensor:
+        """Every member's mean cross-entropy ``(K,)`` on its rows of ``tokens`` ``(K, B, L)``, or on shared ``(B, L)``."""
+        named = [dict(m.named_parameters()) | dict(m.named_buffers()) for m in models]
+        state = {name: torch.stack([n[name] for n in named]) for name in named[0]}  # (K, ...) each
+        # vmap batches CUDA's attention kernels itself; the CPU's it would run member by member
+        with _FoldAttention() if tokens.device.type == "cpu" else nullcontext():
+            return vmap(partial(_member_loss, models[0]), in_dims=(0, None if shared else 0))(state, tokens)
+
+    def losses(self, models: Sequence[nn.Module], batches: Sequence[torch.Tensor]) -> list[tuple[torch.Tensor, int]]:
+        """Mean cross-entropy (nats/token) of every member on its own batch, and the token count."""
+        self.check(models)
+        return [(loss, x.numel()) for loss, x in zip(self._losses(models, torch.stack(list(batches))), batches)]
+
+    @torch.no_grad()
+    def evaluate(self, models: Sequence[nn.Module]) -> list[float]:
+        """Validation cross-entropy (nats/token) of every member, in float32 whatever autocast is on outside."""
+        self.check(models)
+        for m in models:
+            m.eval()
+        total, count = [0.0] * len(models), 0
+        with torch.autocast(self.device.type, enabled=False):
+            for start in range(0, len(self.valid), self.batch_size):
+                x = self.valid[start: start + self.batch_size].to(self.device)
+                for k, loss in enumerate(self._losses(models, x, shared=True).tolist()):
+                    total[k] += loss * x.numel()
+                count += x.numel()
         for m in models:
             m.train()
         return [t / count for t in total]

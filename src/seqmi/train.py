@@ -67,7 +67,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from seqmi.device import DeviceLike, cuda_rng_state, resolve_device, restore_cuda_rng_state
-from seqmi.family import RecurrentFamily, family_key
+from seqmi.family import family_for, family_key
 from seqmi.progress import progress_bar
 from seqmi.rng import child_seed
 from seqmi.sweep import Budget, OutOfTime
@@ -747,7 +747,8 @@ def language_model_task(data: Sequences | Stream, batch_size: int, device: Devic
     batch_size : int
     device : str or torch.device
     family : object, optional
-        Batched losses of several members (:class:`seqmi.family.RecurrentFamily`).
+        Batched losses of several members (:class:`seqmi.family.RecurrentFamily`,
+        :class:`seqmi.family.StackedFamily`; :func:`seqmi.family.family_for` picks one).
 
     Returns
     -------
@@ -998,9 +999,9 @@ def train_family(make_model: Callable[[], nn.Module] | Sequence[Callable[[], nn.
         if all(key in finished for key in group):
             continue
         c0 = group[0][0]
-        batched = keys[c0] is not None and keys[c0][0][0] == "recurrent"
+        member_key = None if keys[c0] is None else keys[c0][0]
         task = language_model_task(data, configs[c0].batch_size, device,
-                                   family=RecurrentFamily(data.valid, device) if batched else None)
+                                   family=family_for(member_key, data.valid, device, len(group)))
         members = []
         for c, r in group:
             torch.manual_seed(init_seed(configs[c], r))
