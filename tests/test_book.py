@@ -30,6 +30,7 @@ def test_parameters_cell_rules(chapter):
     for name in book.REQUIRED_PARAMETERS:
         assert name in params, f"{chapter} does not declare {name!r}"
     assert params["device"].default == "auto"
+    assert params["profile"].default == report.DEFAULT_PROFILE  # a run by hand; the executor sets it
     for p in params.values():
         assert p.help, f"{chapter}: parameter {p.name} has no `# help` comment"
         assert type(p.default).__name__ == p.type, f"{chapter}: {p.name} annotated {p.type}, default {p.default!r}"
@@ -42,7 +43,7 @@ def test_profiles_only_set_declared_parameters():
         assert set(chapters) <= set(CHAPTERS), f"{profile} names unknown chapters"
         for chapter, overrides in chapters.items():
             book.check_overrides(ROOT, chapter, overrides)
-            assert "out_dir" not in overrides
+            assert "out_dir" not in overrides and "profile" not in overrides
 
 
 def test_undeclared_or_mistyped_override_is_rejected():
@@ -50,6 +51,18 @@ def test_undeclared_or_mistyped_override_is_rejected():
         book.check_overrides(ROOT, CHAPTERS[0], {"n_sqe": 3})
     with pytest.raises(book.BookError, match="not of the declared type"):
         book.check_overrides(ROOT, CHAPTERS[0], {"seed": "zero"})
+
+
+def test_execute_passes_each_chapter_its_profile_and_lets_nothing_override_it(tmp_path, monkeypatch):
+    passed = []
+    monkeypatch.setattr(book._running, "run_notebook", lambda notebook, executed, parameters, root: passed.append(parameters))
+    book.execute(ROOT, "quick", [CHAPTERS[0]], out=tmp_path)
+    assert passed[0]["profile"] == "quick"
+    provenance = json.loads((tmp_path / "artifacts" / CHAPTERS[0] / "provenance.json").read_text())
+    assert provenance["profile"] == "quick" and "profile" not in provenance["parameters"]
+    with pytest.raises(book.BookError, match="profile is set by execute"):
+        book.execute(ROOT, "quick", [CHAPTERS[0]], {"profile": "full"}, out=tmp_path)
+    assert len(passed) == 1
 
 
 def test_overrides_from_the_command_line_are_typed_like_papermill():

@@ -85,7 +85,7 @@ def test_a_running_chapter_prints_each_finished_point_and_a_killed_one_says_whic
     from seqmi import book
     from seqmi.passes import log_point
 
-    monkeypatch.setattr(book, "PROGRESS_POLL_S", 0.01)
+    monkeypatch.setattr(book._running, "PROGRESS_POLL_S", 0.01)
 
     def killed(notebook, executed, parameters, root):
         log_point("binary", "rnn_2_1", 12.3, 1, 3)
@@ -93,7 +93,7 @@ def test_a_running_chapter_prints_each_finished_point_and_a_killed_one_says_whic
         time.sleep(0.2)  # the watcher reads them while the chapter runs
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(book, "run_notebook", killed)
+    monkeypatch.setattr(book._running, "run_notebook", killed)
     out = tmp_path / "out"
     with pytest.raises(KeyboardInterrupt):
         book.execute(book.find_root(Path(__file__).parent), "quick", ["00_mutual_information"], out=out)

@@ -74,7 +74,7 @@ def test_an_execution_records_its_passes_until_no_point_is_pending(tmp_path, mon
         seqmi.passes.log_sweep("binary", 1, next(pending), 1, 0.5)
         executed.write_text("{}")
 
-    monkeypatch.setattr(book, "run_notebook", fake_run)
+    monkeypatch.setattr(book._running, "run_notebook", fake_run)
     out = tmp_path / "out"
     for expected in (1, 2):
         book.execute(ROOT, "quick", [CHAPTERS[0]], out=out)

@@ -19,8 +19,8 @@ def test_results_round_trip_and_claims_table(tmp_path, monkeypatch):
 
     monkeypatch.setattr(claims, "for_chapter", rule)
     monkeypatch.setattr(claims, "rule_hash", lambda chapter: "r1")
-    monkeypatch.setenv(report.PROFILE_ENV, "quick")
-    report.save_results(tmp_path, "xx", {"arr": np.arange(3), "x": np.float64(0.5)})
+    run = report.ChapterRun("xx", tmp_path, "quick")
+    run.save_results({"arr": np.arange(3), "x": np.float64(0.5)})
     payload = json.loads((tmp_path / "results.json").read_text())
     assert payload["results"] == {"profile": "quick", "arr": [0, 1, 2], "x": 0.5}
     # the rule sees the numbers as read back from JSON, exactly what tests and the scoreboard see
@@ -29,7 +29,20 @@ def test_results_round_trip_and_claims_table(tmp_path, monkeypatch):
     assert all(set(claims.FIELDS) <= set(c) for c in payload["claims"])
     table = report.claims_markdown(payload)
     assert "a \\| b" in table and "**reproduced**" in table and "**not reproduced**" in table
-    assert report.claims_table(tmp_path).data == table
+    assert run.claims_table().data == table
+
+
+def test_a_chapter_run_names_a_known_profile(tmp_path):
+    assert report.ChapterRun("xx", tmp_path, report.DEFAULT_PROFILE).profile == "interactive"
+    with pytest.raises(ValueError, match=r"profile must be one of \['interactive', 'quick', 'reference', "
+                                         r"'full'\], got 'huge'"):
+        report.ChapterRun("xx", tmp_path, "huge")
+
+
+def test_the_recorded_and_cpu_profiles_are_named_among_the_profiles():
+    assert report.RECORDED_PROFILES == ("full", "reference")  # largest first: the scoreboard decides from it
+    assert report.CPU_PROFILES == ("quick", "reference")
+    assert report.DEFAULT_PROFILE not in report.PROFILES
 
 
 def test_dumped_json_keeps_every_value_and_puts_number_arrays_on_one_line():
@@ -44,21 +57,21 @@ def test_dumped_json_keeps_every_value_and_puts_number_arrays_on_one_line():
 
 def test_unserialisable_result_is_an_error(tmp_path):
     with pytest.raises(TypeError, match="cannot store object"):
-        report.save_results(tmp_path, "xx", {"bad": object()})
+        report.save_results(tmp_path, "xx", {"bad": object()}, "quick")
 
 
 def test_chapter_without_rules_is_an_error(tmp_path):
     with pytest.raises(ValueError, match="no claim rules for chapter 'xx'"):
-        report.save_results(tmp_path, "xx", {})
+        report.save_results(tmp_path, "xx", {}, "quick")
 
 
 def test_recorded_dirs_list_full_then_reference(tmp_path, monkeypatch):
     monkeypatch.setattr(claims, "for_chapter", lambda chapter, results: [])
     monkeypatch.setattr(claims, "rule_hash", lambda chapter: "r1")
     assert report.recorded_dirs("xx", tmp_path) == []
-    report.save_results(tmp_path / "results" / "reference" / "xx", "xx", {})
+    report.save_results(tmp_path / "results" / "reference" / "xx", "xx", {}, "reference")
     assert report.recorded_dirs("xx", tmp_path) == [tmp_path / "results" / "reference" / "xx"]
-    report.save_results(tmp_path / "results" / "full" / "xx", "xx", {})
+    report.save_results(tmp_path / "results" / "full" / "xx", "xx", {}, "full")
     assert report.recorded_dirs("xx", tmp_path) == [tmp_path / "results" / p / "xx" for p in ("full", "reference")]
 
 
@@ -75,7 +88,7 @@ def test_a_figure_is_shown_beside_the_recorded_runs_figures(tmp_path, monkeypatc
     (root / "notebooks").mkdir(parents=True)
     (root / "notebooks" / "profiles.yml").write_text("reference: {}\n")
     monkeypatch.setenv(report.ROOT_ENV, str(root))
-    monkeypatch.setenv(report.PROFILE_ENV, "quick")
+    run = report.ChapterRun("03_x", tmp_path / "out", "quick")
     recorded = root / "results" / "reference" / "03_x"
     recorded.mkdir(parents=True)
     (recorded / "results.json").write_text(json.dumps({"chapter": "03_x", "results": {}, "claims": []}))
@@ -84,7 +97,7 @@ def test_a_figure_is_shown_beside_the_recorded_runs_figures(tmp_path, monkeypatc
     fig, ax = plt.subplots()
     ax.plot([0, 1])
     fig.savefig(recorded / "fig1.png")
-    assert report.show_figure(fig, tmp_path / "out", "fig1", "03_x") is None
+    assert run.show_figure(fig, "fig1") is None
     assert (tmp_path / "out" / "fig1.png").is_file() and len(shown) == 1
     markup = shown[0].data
     # the recorded run's tab first and open, this run's last, both images inline
@@ -93,11 +106,11 @@ def test_a_figure_is_shown_beside_the_recorded_runs_figures(tmp_path, monkeypatc
     # a figure that no run recorded is shown alone, as plt.show() shows it
     fig2, _ = plt.subplots()
     monkeypatch.setattr(plt, "show", lambda: shown.append("plt.show"))
-    report.show_figure(fig2, tmp_path / "out", "fig2", "03_x")
+    run.show_figure(fig2, "fig2")
     assert shown[-1] == "plt.show"
     # the end-of-chapter recording points to the figure shown in place instead of repeating it
     shown.clear()
-    report.show_reference("03_x")
+    run.show_reference()
     texts = [getattr(obj, "data", "") for obj in shown]
     assert any("`fig1` are shown in place above" in t for t in texts)
     assert not any(type(obj).__name__ == "Image" for obj in shown)

@@ -1,15 +1,17 @@
 """Chapter results: the JSON a chapter writes, its claims table, and reference runs.
 
-Every chapter ends by calling :func:`save_results` with its checkable numbers. The claims
-are then computed from the *saved* JSON by the chapter's rule in :mod:`seqmi.claims` and
-stored next to the numbers, and :func:`claims_table` renders them, so the prose, the test
-and the scoreboard can never drift from the computation.
+Every chapter creates one :class:`seqmi.report.ChapterRun` in its set-up cell, from its
+id and its ``out_dir`` and ``profile`` parameters, and ends by calling its
+:meth:`seqmi.report.ChapterRun.save_results` with its checkable numbers. The claims are
+then computed from the *saved* JSON by the chapter's rule in :mod:`seqmi.claims` and
+stored next to the numbers, and :meth:`seqmi.report.ChapterRun.claims_table` renders
+them, so the prose, the test and the scoreboard can never drift from the computation.
 
 File layout of one chapter's ``out_dir`` (and of ``results/<profile>/<chapter>/``)::
 
     results.json      {"chapter": ..., "results": {...}, "claims": [...]}
     provenance.json   written by the executor: commit, profile, device, torch, wall time
-    *.png             figures saved with :func:`save_figure`
+    *.png             figures saved with :func:`seqmi.report.save_figure`
 """
 
 from __future__ import annotations
@@ -26,21 +28,30 @@ import yaml
 
 from seqmi import claims as claim_rules
 from seqmi.sections import parameters_read, readers, results_stored, section_names
+from seqmi.validate import check_choice
 
 RESULTS_FILE = "results.json"
 PROVENANCE_FILE = "provenance.json"
 ROOT_ENV = "SEQMI_BOOK_ROOT"
-# set by the executor so that a chapter's saved results name the profile they ran under
-PROFILE_ENV = "SEQMI_PROFILE"
+# the profiles a chapter is executed at (python -m seqmi.book): quick, the parameters
+# cells, for CI and laptops; reference, sized to decide the trained-model claims on 2 CPU
+# cores; full, the papers' scale, on one GPU
+PROFILES = ("quick", "reference", "full")
 # recorded scales, largest first: the chapters show every one present, the scoreboard
-# decides from the first
-RECORDED_PROFILES = ("full", "reference")
+# decides from the first (quick is never recorded)
+RECORDED_PROFILES = tuple(p for p in reversed(PROFILES) if p != "quick")
+# profiles sized for CPUs (the others for one GPU, until a recorded run shows otherwise)
+CPU_PROFILES = tuple(p for p in PROFILES if p != "full")
+# the profile of a chapter run outside the executor (opened by hand, or plain papermill):
+# the default of every chapter's `profile` parameter
+DEFAULT_PROFILE = "interactive"
 PROFILES_FILE = Path("notebooks") / "profiles.yml"
 # parameters that say where and how a run executes, not what it computes: a recording made
 # with another cache, ledger, scheduler, thread count, device or number of seeds trained
-# together (each seed's record is the one it has alone) is not stale for it
+# together (each seed's record is the one it has alone) is not stale for it, nor for the
+# profile a chapter is told it runs at (the recording's folder names that)
 EXECUTION_PARAMETERS = frozenset({"cache_dir", "ledger_dir", "scheduler", "cpu_threads", "device", "out_dir",
-                                  "family_seeds"})
+                                  "family_seeds", "profile"})
 
 
 def dump_json(payload: Any) -> str:
@@ -64,7 +75,7 @@ def _indented(value: Any, level: int) -> str:
     return json.dumps(value)
 
 
-def save_results(out_dir: str | os.PathLike, chapter: str, results: dict[str, Any],
+def save_results(out_dir: str | os.PathLike, chapter: str, results: dict[str, Any], profile: str,
                  data_rule_hash: str | None = None) -> Path:
     """Write ``results.json`` (numbers and claims) into ``out_dir``.
 
@@ -80,8 +91,10 @@ def save_results(out_dir: str | os.PathLike, chapter: str, results: dict[str, An
     chapter : str
         The chapter id, e.g. ``"00_mutual_information"``.
     results : dict
-        JSON-serialisable numbers (numpy scalars and arrays are converted). The profile
-        (``$SEQMI_PROFILE``, ``"interactive"`` outside the executor) is added as ``"profile"``.
+        JSON-serialisable numbers (numpy scalars and arrays are converted).
+    profile : str
+        The profile the numbers ran at, added to them as ``"profile"`` where they do not
+        name one.
     data_rule_hash : str, optional
         The rule hash the numbers were first decided with, for numbers decided again
         (:func:`seqmi.book.reclaim`); fresh numbers take the current one.
@@ -93,8 +106,7 @@ def save_results(out_dir: str | os.PathLike, chapter: str, results: dict[str, An
     """
     path = Path(out_dir) / RESULTS_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
-    numbers = json.loads(json.dumps({"profile": os.environ.get(PROFILE_ENV, "interactive"), **results},
-                                    default=_to_json))
+    numbers = json.loads(json.dumps({"profile": profile, **results}, default=_to_json))
     path.write_text(dump_json(decided(chapter, numbers, data_rule_hash)))
     return path
 
@@ -152,13 +164,6 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def claims_table(out_dir: str | os.PathLike) -> Any:
-    """Display-ready claims table read back from ``out_dir/results.json``."""
-    from IPython.display import Markdown
-
-    return Markdown(claims_markdown(load_results(out_dir)))
-
-
 def save_figure(fig: Any, out_dir: str | os.PathLike, name: str) -> Path:
     """Save a matplotlib figure as ``out_dir/name.png`` (150 dpi) and return the path."""
     path = Path(out_dir) / f"{name}.png"
@@ -167,39 +172,92 @@ def save_figure(fig: Any, out_dir: str | os.PathLike, name: str) -> Path:
     return path
 
 
-# (chapter, figure name) pairs that show_figure put in place in this process: the
-# end-of-chapter recordings (show_reference) point to them instead of repeating them
+# (chapter, figure name) pairs that ChapterRun.show_figure put in place in this process:
+# the end-of-chapter recordings (show_reference) point to them instead of repeating them
 _SHOWN_IN_PLACE: set[tuple[str, str]] = set()
 
 
-def show_figure(fig: Any, out_dir: str | os.PathLike, name: str, chapter: str) -> None:
-    """Save a figure (:func:`save_figure`) and show it beside the same figure of every recorded run.
+@dataclasses.dataclass(frozen=True)
+class ChapterRun:
+    """One run of a chapter, as its report calls need it: created once, in its set-up cell.
 
-    Where ``results/<profile>/<chapter>/<name>.png`` exists (the full and reference
-    runs, largest first), the reader meets the figure that decides the claims where the
-    chapter draws it: one tab per recorded run, labelled with its profile, date and
-    device, then a tab with this run's figure. Otherwise this run's figure alone, as
-    ``plt.show()`` shows it. The tabs are sphinx-design's, pure HTML and CSS, with the
-    images inline: an executed notebook carries them wherever it goes.
+    A chapter makes it from its id and its ``out_dir`` and ``profile`` parameters, which
+    the executor sets (:func:`seqmi.book.execute`), then saves and shows through it::
 
-    It returns nothing, as ``plt.show()`` does: a chapter's figure cell ends with this
-    call, and a returned path would be displayed as the cell's value (an absolute path
-    of the machine that ran it). The figure is saved as ``<out_dir>/<name>.png``.
+        chapter = report.ChapterRun("00_mutual_information", out_dir, profile)
+        chapter.show_figure(fig, "two_point_mi")
+        chapter.save_results(results)
+        chapter.claims_table()
+
+    Attributes
+    ----------
+    chapter : str
+        The chapter id, e.g. ``"00_mutual_information"``.
+    out_dir : str or path
+        The chapter's output folder (created when something is saved in it).
+    profile : str
+        The profile it runs at: one of ``PROFILES``, or ``DEFAULT_PROFILE`` (a run
+        outside the executor).
+
+    Raises
+    ------
+    ValueError
+        If ``profile`` is none of those.
     """
-    import matplotlib.pyplot as plt
-    from IPython.display import HTML, display
 
-    path = save_figure(fig, out_dir, name)
-    recorded = [(folder, folder / f"{name}.png") for folder in recorded_dirs(chapter)]
-    recorded = [(folder, png) for folder, png in recorded if png.is_file()]
-    if not recorded:
-        plt.show()
-        return
-    plt.close(fig)
-    _SHOWN_IN_PLACE.add((chapter, name))
-    profile = os.environ.get(PROFILE_ENV, "interactive")
-    tabs = [(_run_label(folder), png) for folder, png in recorded] + [(f"this run ({profile})", path)]
-    display(HTML(_tab_set(name, tabs)))
+    chapter: str
+    out_dir: str | os.PathLike
+    profile: str
+
+    def __post_init__(self) -> None:
+        check_choice("profile", self.profile, (DEFAULT_PROFILE, *PROFILES))
+
+    def save_results(self, results: dict[str, Any]) -> Path:
+        """Write ``results.json`` (numbers and claims) into ``out_dir`` at this run's profile.
+
+        See :func:`seqmi.report.save_results`; returns the written file.
+        """
+        return save_results(self.out_dir, self.chapter, results, self.profile)
+
+    def claims_table(self) -> Any:
+        """Display-ready claims table read back from ``out_dir/results.json``."""
+        from IPython.display import Markdown
+
+        return Markdown(claims_markdown(load_results(self.out_dir)))
+
+    def show_figure(self, fig: Any, name: str) -> None:
+        """Save a figure (:func:`seqmi.report.save_figure`) and show it beside the same figure of
+        every recorded run.
+
+        Where ``results/<profile>/<chapter>/<name>.png`` exists (the full and reference
+        runs, largest first), the reader meets the figure that decides the claims where the
+        chapter draws it: one tab per recorded run, labelled with its profile, date and
+        device, then a tab with this run's figure, labelled with this run's profile.
+        Otherwise this run's figure alone, as ``plt.show()`` shows it. The tabs are
+        sphinx-design's, pure HTML and CSS, with the images inline: an executed notebook
+        carries them wherever it goes.
+
+        It returns nothing, as ``plt.show()`` does: a chapter's figure cell ends with this
+        call, and a returned path would be displayed as the cell's value (an absolute path
+        of the machine that ran it). The figure is saved as ``<out_dir>/<name>.png``.
+        """
+        import matplotlib.pyplot as plt
+        from IPython.display import HTML, display
+
+        path = save_figure(fig, self.out_dir, name)
+        recorded = [(folder, folder / f"{name}.png") for folder in recorded_dirs(self.chapter)]
+        recorded = [(folder, png) for folder, png in recorded if png.is_file()]
+        if not recorded:
+            plt.show()
+            return
+        plt.close(fig)
+        _SHOWN_IN_PLACE.add((self.chapter, name))
+        tabs = [(_run_label(folder), png) for folder, png in recorded] + [(f"this run ({self.profile})", path)]
+        display(HTML(_tab_set(name, tabs)))
+
+    def show_reference(self) -> None:
+        """Display every recorded run of the chapter (:func:`seqmi.report.show_reference`)."""
+        show_reference(self.chapter)
 
 
 def _run_label(folder: Path) -> str:
