@@ -14,9 +14,12 @@ ROOT = Path(__file__).resolve().parents[1]
 API = ROOT / "book" / "api"
 
 
-def _defines_members(path: Path) -> bool:
+def _defines_members(path: Path, package: str) -> bool:
+    """Whether ``package``'s ``__init__`` defines functions or classes, or re-exports those of its private modules."""
     tree = ast.parse(path.read_text())
-    return any(isinstance(node, (ast.FunctionDef, ast.ClassDef)) for node in tree.body)
+    return any(isinstance(node, (ast.FunctionDef, ast.ClassDef))
+               or (isinstance(node, ast.ImportFrom) and (node.module or "").startswith(package + "._"))
+               for node in tree.body)
 
 
 def _public_modules() -> set[str]:
@@ -27,8 +30,9 @@ def _public_modules() -> set[str]:
         parts = path.relative_to(package.parent).with_suffix("").parts
         if parts[-1] == "__init__":
             # a subpackage's own docstring is shown on the API index page, unless the
-            # package itself defines functions or classes (seqmi.claims): then it has a page
-            if not _defines_members(path):
+            # package itself defines functions or classes (seqmi.claims), or re-exports those
+            # of its private modules (seqmi.book): then it has a page
+            if not _defines_members(path, ".".join(parts[:-1])):
                 continue
             parts = parts[:-1]
         if not any(p.startswith("_") for p in parts):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from seqmi import book, report
+from seqmi import book, profiles, report
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = book.chapters(ROOT)
@@ -30,7 +30,7 @@ def test_parameters_cell_rules(chapter):
     for name in book.REQUIRED_PARAMETERS:
         assert name in params, f"{chapter} does not declare {name!r}"
     assert params["device"].default == "auto"
-    assert params["profile"].default == report.DEFAULT_PROFILE  # a run by hand; the executor sets it
+    assert params["profile"].default == profiles.DEFAULT_PROFILE  # a run by hand; the executor sets it
     for p in params.values():
         assert p.help, f"{chapter}: parameter {p.name} has no `# help` comment"
         assert type(p.default).__name__ == p.type, f"{chapter}: {p.name} annotated {p.type}, default {p.default!r}"

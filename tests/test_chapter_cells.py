@@ -28,7 +28,7 @@ MAX_CHECK_LINES = 60
 # the package's training entry points and per-point sweep work: a chapter loop calling
 # one of them is a training or sweep loop of its own
 TRAINERS = {"fit", "train", "train_family", "train_gaussian", "train_language_model", "train_task_model",
-            "run_family", "binary_points", "char_point", "word_point", "gaussian_point", "bound_point"}
+            "run_family", "binary_points", "char_point", "word_point", "gaussian_points", "train_gaussian_family", "bound_point"}
 CELL = re.compile(r"```\{code-cell\}[^\n]*\n(.*?)```", re.S)
 
 

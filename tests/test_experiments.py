@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -13,15 +14,15 @@ import torch
 from seqmi.experiments import ch03_rnn_transformer_mi as ch03
 from seqmi.experiments import ch06_attention_gradients as ch06
 from seqmi.experiments.ch04_bipartite_mi_l2m import (CharLMSettings, GaussianSettings, char_lm, char_windows,
-                                                     gaussian_point, matched_mamba_width, pool_replicates,
-                                                     train_char_lm)
+                                                     gaussian_points, matched_mamba_width,
+                                                     pool_replicates, replicate_group, train_char_lm)
 from seqmi.experiments.ch06_attention_gradients import (GridSettings, ProfileSettings, TransferSettings, grid_point,
                                                         profile_point, transfer_point)
 from seqmi.models.attentive_rnn import TaskModel
 from seqmi.models.lm import RNNLM
 from seqmi.fit import decay_fits
 from seqmi.info import two_point_mi
-from seqmi.sweep import Budget, OutOfTime
+from seqmi.sweep import Budget, OutOfTime, run_sweep
 from seqmi.convergence import converged
 from seqmi.train import Sequences, TrainConfig
 
@@ -31,21 +32,47 @@ TINY = GaussianSettings(token_dim=2, layers=1, heads=2, max_len=16, d_state=2, s
 
 @pytest.mark.parametrize("backbone", ["transformer", "mamba"])
 def test_gaussian_point_is_deterministic_and_complete(backbone):
-    a = gaussian_point((backbone, 4, 16, 0), None, TINY)
-    b = gaussian_point((backbone, 4, 16, 0), None, TINY)
+    a = gaussian_points([(backbone, 4, 16, 0)], None, TINY)[0]
+    b = gaussian_points([(backbone, 4, 16, 0)], None, TINY)[0]
     assert a == b
     assert len(a["position_kl"]) == 16 and np.isfinite(a["average_kl"]) and a["average_kl"] > 0
     assert a["bipartite_mi"] > 0 and a["n_params"] > 0
 
 
 def test_replicates_differ_and_pool_to_their_mean():
-    recs = [gaussian_point(("transformer", 4, 16, r), None, TINY) for r in range(2)]
+    recs = [gaussian_points([("transformer", 4, 16, r)], None, TINY)[0] for r in range(2)]
     assert recs[0]["position_kl"] != recs[1]["position_kl"]
     pooled = pool_replicates(recs)
     np.testing.assert_allclose(pooled["position_kl"], np.mean([r["position_kl"] for r in recs], axis=0))
     assert pooled["average_kl_replicates"] == [r["average_kl"] for r in recs]
     with pytest.raises(ValueError, match="at least one record"):
         pool_replicates([])
+
+
+@pytest.mark.parametrize("backbone", ["transformer", "mamba"])
+def test_replicates_trained_together_have_the_records_they_have_alone(backbone):
+    points = [(backbone, 4, 16, r) for r in (2, 0, 1)]
+    together = gaussian_points(points, None, TINY)
+    assert together == [gaussian_points([point], None, TINY)[0] for point in points]  # bit for bit on the CPU
+    assert len({r["average_kl"] for r in together}) == 3
+
+
+def test_a_grouped_sweep_has_the_records_of_one_point_per_call():
+    points = [("transformer", 4, 16, r) for r in range(3)] + [("mamba", 4, 16, 0)]
+    alone = run_sweep(points, partial(gaussian_points, settings=TINY), cache_dir=None, progress=False,
+                      group=replicate_group, group_size=1)
+    grouped = run_sweep(points, partial(gaussian_points, settings=TINY), cache_dir=None, progress=False,
+                        group=replicate_group, group_size=2)
+    assert grouped.done == alone.done and grouped.keys == alone.keys
+
+
+def test_only_replicates_of_one_model_train_together():
+    for points in ([("transformer", 4, 16, 0), ("transformer", 8, 16, 1)],
+                   [("transformer", 4, 16, 0), ("mamba", 4, 16, 0)],
+                   [("transformer", 4, 16, 0), ("transformer", 4, 64, 0)], []):
+        with pytest.raises(ValueError, match="replicates of one \\(backbone, width, L\\)"):
+            gaussian_points(points, None, TINY)
+    assert replicate_group(("mamba", 8, 64, 2)) == ("mamba", 8, 64)
 
 
 def test_late_early_ratio():

@@ -7,10 +7,13 @@ import pytest
 import torch
 
 from seqmi import family as family_module
-from seqmi import train as train_module
-from seqmi.family import RecurrentFamily, Recurrence, StackedFamily, family_for, family_key, padded_batch
+from seqmi.train import families as train_module
+from seqmi.family import (RecurrentFamily, Recurrence, StackedFamily, family_for, family_key, next_token_loss,
+                          padded_batch)
+from seqmi.models.gaussian_lm import GaussianSequenceModel
 from seqmi.models.lm import RNNLM, TransformerLM
 from seqmi.models.wordchar import add_lstm_dropout
+from seqmi.recipes.gaussian_tokens import kl_loss
 from seqmi.train import (Member, Sequences, Stream, TrainConfig, evaluate, fit, language_model_task, sequence_loss,
                          train, train_family)
 
@@ -215,20 +218,60 @@ def test_stacked_evaluation_is_the_validation_loss_in_float32():
         assert model.training
 
 
-def test_a_stacked_members_numbers_do_not_depend_on_the_others(threads):
-    # bit for bit: the batched products take each member's slice the same way whatever K
+def tiny_gaussian_transformers(k):
+    """``k`` Transformers of Gaussian tokens (L2M Fig. 4), and one batch ``(z, mu_p, sigma_p)`` each."""
     torch.manual_seed(0)
-    models = [tiny_transformer() for _ in range(5)]
-    tokens = torch.randint(0, 2, (5, 7, 16))
-    family = StackedFamily(DATA.valid)
-    losses = family._losses(models, tokens)
+    models = [GaussianSequenceModel("transformer", 3, 8, 1, n_heads=2, max_len=16) for _ in range(k)]
+    z, mu_p = torch.randn(k, 5, 16, 3), torch.randn(k, 5, 16, 3)
+    return models, (z, mu_p, 0.5 + torch.rand(k, 5, 16, 3))
+
+
+def tiny_lms(k):
+    """``k`` tiny Transformer language models, and one batch of tokens each."""
+    torch.manual_seed(0)
+    return [tiny_transformer() for _ in range(k)], torch.randint(0, 2, (k, 7, 16))
+
+
+STACKED_CASES = {"language model": (tiny_lms, next_token_loss),
+                 "Gaussian tokens": (tiny_gaussian_transformers, kl_loss)}
+
+
+def member_batch(batch, k):
+    return batch[k:k + 1] if isinstance(batch, torch.Tensor) else tuple(x[k:k + 1] for x in batch)
+
+
+@pytest.mark.parametrize("case", STACKED_CASES)
+def test_a_stacked_members_numbers_do_not_depend_on_the_others(threads, case):
+    # bit for bit: the batched products take each member's slice the same way whatever K
+    build, loss = STACKED_CASES[case]
+    models, batch = build(5)
+    family = StackedFamily(loss=loss)
+    losses, _ = family._losses(models, batch)
     grads = torch.autograd.grad(losses.sum(), [p for m in models for p in m.parameters()])
     n = len(grads) // 5
     for k, model in enumerate(models):
-        alone = family._losses([model], tokens[k:k + 1])[0]
+        alone = family._losses([model], member_batch(batch, k))[0][0]
         assert torch.equal(alone, losses[k])
         for g, h in zip(torch.autograd.grad(alone, list(model.parameters())), grads[k * n:(k + 1) * n]):
             assert torch.equal(g, h)
+
+
+def test_stacked_gaussian_losses_and_gradients_equal_each_members_own_to_rounding():
+    models, (z, mu_p, sigma_p) = tiny_gaussian_transformers(3)
+    losses = StackedFamily(loss=kl_loss).losses(models, list(zip(z, mu_p, sigma_p)))
+    torch.stack([loss for loss, _ in losses]).sum().backward()
+    for model, batch, (loss, weight) in zip(models, zip(z, mu_p, sigma_p), losses):
+        own, own_weight = kl_loss(model, batch)
+        assert weight == own_weight == 1
+        assert_near(loss.detach(), own.detach(), LOSS_RTOL)
+        for p, g in zip(model.parameters(), torch.autograd.grad(own, list(model.parameters()))):
+            assert_near(p.grad, g, GRAD_RTOL)
+
+
+def test_a_stacked_family_without_validation_rows_cannot_evaluate():
+    models, _ = tiny_gaussian_transformers(2)
+    with pytest.raises(ValueError, match="without validation sequences"):
+        StackedFamily(loss=kl_loss).evaluate(models)
 
 
 def test_fit_with_a_stacked_family_ends_near_the_members_trained_alone():

@@ -11,7 +11,9 @@ from torch import nn
 from seqmi.data.subvolume import SubvolumeGaussian
 from seqmi.l2m import FLOAT32_NATS, crossover_length, history_state_size, l2m_bound
 from seqmi.models.gaussian_lm import GaussianSequenceModel, GPTBackbone, gaussian_kl
-from seqmi.recipes.gaussian_tokens import evaluate_kl, train_gaussian
+from seqmi.family import StackedFamily
+from seqmi.recipes import gaussian_tokens
+from seqmi.recipes.gaussian_tokens import evaluate_kl, kl_loss, train_gaussian, train_gaussian_family
 from seqmi.models.mamba import MambaBackbone
 
 
@@ -197,6 +199,89 @@ def test_train_gaussian_follows_the_reference_loop_bit_for_bit(backbone):
     np.testing.assert_array_equal(new, ref)
     for (name, x), y in zip(models[0].state_dict().items(), models[1].state_dict().values()):
         assert torch.equal(x, y), name
+
+
+def gaussian_models(backbone, init_seeds, width=8):
+    """Tiny models of Gaussian tokens, each initialised under its own torch seed."""
+    models = []
+    for seed in init_seeds:
+        torch.manual_seed(seed)
+        models.append(GaussianSequenceModel(backbone, 3, width, 1, n_heads=2, max_len=16, d_state=4))
+    return models
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+@pytest.mark.parametrize("backbone", ["transformer", "mamba"])
+def test_models_trained_together_on_the_cpu_end_bit_for_bit_as_alone(backbone, n_threads, cpu_threads):
+    dist, seeds = SubvolumeGaussian(2, copies=3), [5, 6, 7]
+    with cpu_threads(n_threads):
+        together = gaussian_models(backbone, range(3))
+        losses = train_gaussian_family(together, seeds, dist, 8, lr=3e-3, warmup=2, progress=False)
+        assert len({tuple(x) for x in losses}) == 3  # each its own weights and samples
+        for k, seed in enumerate(seeds):
+            alone = gaussian_models(backbone, [k])[0]
+            np.testing.assert_array_equal(losses[k], train_gaussian(alone, dist, 8, lr=3e-3, warmup=2, seed=seed,
+                                                                    progress=False))
+            for (name, x), y in zip(together[k].state_dict().items(), alone.state_dict().values()):
+                assert torch.equal(x, y), name
+
+
+def test_transformers_stacked_as_on_cuda_end_near_those_trained_alone(monkeypatch):
+    # the CUDA path forced on the CPU: one stacked loss computation for the three members
+    calls = []
+
+    class Recorded(StackedFamily):
+        def losses(self, models, batches):
+            calls.append(len(models))
+            return super().losses(models, batches)
+
+    monkeypatch.setattr(gaussian_tokens, "_stacked", lambda models, device: len(models) > 1)
+    monkeypatch.setattr(gaussian_tokens, "StackedFamily", Recorded)
+    dist, seeds = SubvolumeGaussian(2, copies=3), [5, 6, 7]
+    together = gaussian_models("transformer", range(3))
+    losses = train_gaussian_family(together, seeds, dist, 12, lr=3e-3, warmup=2, progress=False)
+    assert calls == [3] * 12
+    for k, seed in enumerate(seeds):
+        alone = gaussian_models("transformer", [k])[0]
+        np.testing.assert_allclose(losses[k], train_gaussian(alone, dist, 12, lr=3e-3, warmup=2, seed=seed,
+                                                             progress=False), rtol=1e-5)
+        for (name, x), y in zip(together[k].state_dict().items(), alone.state_dict().values()):
+            if name.endswith("qkv.bias"):
+                # the keys' bias adds a constant to each row of scores, which the softmax
+                # removes: its gradient is rounding noise, which AdamW scales up to the learning rate
+                w = len(x) // 3
+                x, y = torch.cat([x[:w], x[2 * w:]]), torch.cat([y[:w], y[2 * w:]])
+            torch.testing.assert_close(x, y, rtol=1e-5, atol=1e-5 * float(y.abs().max()), msg=name)
+
+
+def test_on_cuda_two_or_more_transformers_of_one_architecture_stack():
+    cuda, cpu = torch.device("cuda"), torch.device("cpu")
+    transformers = gaussian_models("transformer", range(2))
+    assert gaussian_tokens._stacked(transformers, cuda)
+    assert not gaussian_tokens._stacked(transformers, cpu)  # recorded CPU runs keep their numbers
+    assert not gaussian_tokens._stacked(transformers[:1], cuda)  # alone: its own forward pass
+    assert not gaussian_tokens._stacked([transformers[0], *gaussian_models("transformer", [1], width=12)], cuda)
+    assert not gaussian_tokens._stacked(gaussian_models("mamba", range(2)), cuda)
+
+
+def test_vmap_cannot_batch_mambas_scan():
+    # why Mambas keep their own forward pass on CUDA: should this fail, mambapy's scan has
+    # become batchable, and STACKED_BACKBONES may take "mamba" (once measured)
+    models = gaussian_models("mamba", range(2))
+    batch = (torch.randn(4, 16, 3), torch.randn(4, 16, 3), torch.ones(4, 16, 3))
+    with pytest.raises(RuntimeError, match="setup_context"):
+        StackedFamily(loss=kl_loss).losses(models, [batch, batch])
+
+
+def test_a_family_needs_one_seed_per_model():
+    dist = SubvolumeGaussian(2, copies=3)
+    with pytest.raises(ValueError, match="one seed per model, got 2 models and 1 seeds"):
+        train_gaussian_family(gaussian_models("transformer", range(2)), [0], dist, 1, progress=False)
+    with pytest.raises(ValueError, match="one or more models"):
+        train_gaussian_family([], [], dist, 1, progress=False)
+    with pytest.raises(ValueError, match=r"copies=4 must equal model.token_dim=3 \(model 0\)"):
+        train_gaussian_family(gaussian_models("transformer", [0]), [0], SubvolumeGaussian(2, copies=4), 1,
+                              progress=False)
 
 
 # ---------------------------------------------------------------------- the exact condition

@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from seqmi import book, claims, report
+from seqmi import book, claims, profiles, report
 
 ROOT = Path(__file__).resolve().parents[1]
 # results/points/ is the ledger of finished sweep points (seqmi.ledger), not a recording
-RECORDED = sorted(p for profile in report.RECORDED_PROFILES for p in (ROOT / "results" / profile).glob("*")
+RECORDED = sorted(p for profile in profiles.RECORDED_PROFILES for p in (ROOT / "results" / profile).glob("*")
                   if p.is_dir())
 PROVENANCE_KEYS = {"commit", "profile", "parameters", "device", "torch", "python", "wall_s", "date"}
 

@@ -3,7 +3,7 @@ import json
 import numpy as np
 import pytest
 
-from seqmi import claims, report
+from seqmi import claims, profiles, report
 
 
 def _claim(cid: str, verdict: str, statement: str = "c") -> claims.Claim:
@@ -33,16 +33,16 @@ def test_results_round_trip_and_claims_table(tmp_path, monkeypatch):
 
 
 def test_a_chapter_run_names_a_known_profile(tmp_path):
-    assert report.ChapterRun("xx", tmp_path, report.DEFAULT_PROFILE).profile == "interactive"
+    assert report.ChapterRun("xx", tmp_path, profiles.DEFAULT_PROFILE).profile == "interactive"
     with pytest.raises(ValueError, match=r"profile must be one of \['interactive', 'quick', 'reference', "
                                          r"'full'\], got 'huge'"):
         report.ChapterRun("xx", tmp_path, "huge")
 
 
 def test_the_recorded_and_cpu_profiles_are_named_among_the_profiles():
-    assert report.RECORDED_PROFILES == ("full", "reference")  # largest first: the scoreboard decides from it
-    assert report.CPU_PROFILES == ("quick", "reference")
-    assert report.DEFAULT_PROFILE not in report.PROFILES
+    assert profiles.RECORDED_PROFILES == ("full", "reference")  # largest first: the scoreboard decides from it
+    assert profiles.CPU_PROFILES == ("quick", "reference")
+    assert profiles.DEFAULT_PROFILE not in profiles.PROFILES
 
 
 def test_dumped_json_keeps_every_value_and_puts_number_arrays_on_one_line():

@@ -100,8 +100,9 @@ def test_ch03_binary_family_resumes_inside_an_epoch(tmp_path, monkeypatch):
                                    n_generate=10, threshold=1e-3, max_epochs=2, patience=1,
                                    transformer_epochs=2, rnn_lr=0.01, lstm_lr=0.01, transformer_lr=0.003, seed=0)
     point = ("transformer", (4,), 1, 0)
-    whole = ch03.binary_point(point, None, settings)
-    resumed, stops = interrupted(lambda: ch03.binary_point(point, str(tmp_path), settings), monkeypatch, ch03, 3)
+    whole, = ch03.binary_points([point], None, settings)
+    (resumed,), stops = interrupted(lambda: ch03.binary_points([point], str(tmp_path), settings), monkeypatch,
+                                    ch03, 3)
     assert stops >= 1
     assert untimed(resumed) == untimed(whole)
 
@@ -110,10 +111,21 @@ def test_ch04_gaussian_point_resumes(tmp_path, monkeypatch):
     settings = ch04.GaussianSettings(token_dim=1, layers=1, heads=1, max_len=16, d_state=2, steps=7, batch=2,
                                      warmup=1, lr=1e-3, n_eval=2, seed=0)
     point = ("transformer", 8, 16, 0)
-    whole = ch04.gaussian_point(point, None, settings)
-    resumed, stops = interrupted(lambda: ch04.gaussian_point(point, str(tmp_path), settings), monkeypatch, ch04, 2)
+    whole = ch04.gaussian_points([point], None, settings)[0]
+    resumed, stops = interrupted(lambda: ch04.gaussian_points([point], str(tmp_path), settings)[0], monkeypatch, ch04, 2)
     assert stops == 2  # after steps 3 and 6 of 7
     assert resumed == whole
+
+
+@pytest.mark.parametrize("backbone", ["transformer", "mamba"])
+def test_ch04_replicates_trained_together_resume(tmp_path, monkeypatch, backbone):
+    settings = ch04.GaussianSettings(token_dim=2, layers=1, heads=1, max_len=16, d_state=2, steps=7, batch=2,
+                                     warmup=1, lr=1e-3, n_eval=2, seed=0)
+    points = [(backbone, 8, 16, r) for r in range(3)]
+    alone = [ch04.gaussian_points([point], None, settings)[0] for point in points]
+    resumed, stops = interrupted(lambda: ch04.gaussian_points(points, str(tmp_path), settings), monkeypatch, ch04, 2)
+    assert stops == 2  # after steps 3 and 6 of 7, the three replicates checkpointed together
+    assert resumed == alone
 
 
 def test_fresh_batches_resume_without_drawing_again_what_was_trained_on(tmp_path, monkeypatch):
@@ -126,10 +138,10 @@ def test_fresh_batches_resume_without_drawing_again_what_was_trained_on(tmp_path
     settings = ch04.GaussianSettings(token_dim=1, layers=1, heads=1, max_len=16, d_state=2, steps=7, batch=2,
                                      warmup=1, lr=1e-3, n_eval=2, seed=0)
     point = ("mamba", 8, 16, 0)
-    whole = ch04.gaussian_point(point, None, settings)
+    whole = ch04.gaussian_points([point], None, settings)[0]
     drawn_whole = len(draws)  # the 7 training batches and the evaluation's
     draws.clear()
-    resumed, stops = interrupted(lambda: ch04.gaussian_point(point, str(tmp_path), settings), monkeypatch, ch04, 2)
+    resumed, stops = interrupted(lambda: ch04.gaussian_points([point], str(tmp_path), settings)[0], monkeypatch, ch04, 2)
     assert stops == 2 and resumed == whole
     # 3 + 3 + 1 training batches, each drawn once: a replay would draw 3 + 6 + 7
     assert len(draws) == drawn_whole
@@ -172,8 +184,8 @@ def test_ch04_gaussian_point_resumes_with_the_numpy_sampler(tmp_path, monkeypatc
     settings = ch04.GaussianSettings(token_dim=2, layers=1, heads=1, max_len=16, d_state=2, steps=7, batch=2,
                                      warmup=1, lr=1e-3, n_eval=2, seed=0, sampler="numpy")
     point = ("transformer", 8, 16, 0)
-    whole = ch04.gaussian_point(point, None, settings)
-    resumed, stops = interrupted(lambda: ch04.gaussian_point(point, str(tmp_path), settings), monkeypatch, ch04, 2)
+    whole = ch04.gaussian_points([point], None, settings)[0]
+    resumed, stops = interrupted(lambda: ch04.gaussian_points([point], str(tmp_path), settings)[0], monkeypatch, ch04, 2)
     assert stops == 2
     assert resumed == whole
 
@@ -259,14 +271,16 @@ def test_a_sweep_ends_cached_within_a_quarter_over_its_budget(tmp_path, monkeypa
                                    n_generate=10, threshold=1e-3, max_epochs=20, patience=20,
                                    transformer_epochs=2, rnn_lr=0.01, lstm_lr=0.01, transformer_lr=0.003, seed=0)
     points = [(kind, (w,), 1, 0) for kind in ("rnn", "lstm") for w in range(2, 22)]
-    compute = partial(ch03.binary_point, settings=settings)
+    # one point per call, each in its own checkpoint folder
+    compute = partial(ch03.binary_points, settings=settings)
+    grouped = {"group": ch03.family_of, "group_size": 1}
     start = clock.now
     run_sweep(points[-1:], compute, cache_dir=tmp_path / "alone", spec=settings, budget_s=1e9, name="binary",
-              progress=False)
+              progress=False, **grouped)
     budget = 2.5 * (clock.now - start)
     start = clock.now
     first = run_sweep(points, compute, cache_dir=tmp_path, spec=settings, budget_s=budget, name="binary",
-                      progress=False)
+                      progress=False, **grouped)
     assert clock.now - start < 1.25 * budget
     assert first.done and first.pending
     assert all((tmp_path / f"{sweep_key('binary', p, settings)}.json").is_file() for p in first.done)
@@ -295,7 +309,8 @@ def test_keys_name_no_device_and_the_worker_resolves_auto(tmp_path, monkeypatch)
             return torch.device("meta")
         return torch.device("cpu")
 
-    for module in (seqmi.device, ch06, seqmi.recipes.copy_tasks, seqmi.train):
+    for module in (seqmi.device, ch06, seqmi.recipes.copy_tasks, seqmi.train.loop, seqmi.train.lm,
+                   seqmi.train.families):
         monkeypatch.setattr(module, "resolve_device", resolve)
     settings = ch06.GridSettings(hidden=4, steps=2, batch=2, lr=1e-2, seed=0, device="auto")
     point = ("copy", 3, "rnn", 0)

@@ -11,10 +11,13 @@ Measuring information
       (direct, 2-gram corrected, vCLUB), compression estimates, sampling from LMs.
     - :mod:`seqmi.fit`: correlation lengths (Shen's eq. 9) and power-law exponents with
       confidence intervals.
-    - :mod:`seqmi.stats`: intervals (Student-t, Welch, bootstrap, Wilson), the sample
-      sizes that would resolve an effect, and statistics of curves the chapters and the
-      rules share. A new estimator goes to :mod:`seqmi.info` (or :mod:`seqmi.bipartite`),
-      a new interval or sample size here.
+    - :mod:`seqmi.stats`: the statistics the chapters and the rules share, a module a
+      kind: :mod:`seqmi.stats.intervals` (Student-t, Welch, bootstrap, Wilson, ratios,
+      the jackknife), :mod:`seqmi.stats.power` (the sample sizes that would resolve an
+      effect, and powers), :mod:`seqmi.stats.equivalence` (TOST, tolerance intervals),
+      :mod:`seqmi.stats.growth` and :mod:`seqmi.stats.decay` (how a curve grows or
+      decays), :mod:`seqmi.stats.rank` (Spearman's ρ). A new estimator goes to
+      :mod:`seqmi.info` (or :mod:`seqmi.bipartite`), a new interval or sample size here.
 
 Data with known statistics (:mod:`seqmi.data`)
     - :mod:`seqmi.data.markov`: binary Markov chains.
@@ -57,9 +60,12 @@ Models (:mod:`seqmi.models`)
     A new network goes here; how it is trained goes to :mod:`seqmi.recipes`.
 
 Training and sweeps
-    - :mod:`seqmi.train`: the one training loop (:func:`seqmi.train.fit`), restarts and
-      configurations trained together (:func:`seqmi.train.train_family`), checkpoints
-      and resume; the language models' loss (:func:`seqmi.train.sequence_loss`);
+    - :mod:`seqmi.train`: the one training loop, a module a job:
+      :mod:`seqmi.train.loop` (:func:`seqmi.train.loop.fit`), :mod:`seqmi.train.config`
+      (configs, results, schedules), :mod:`seqmi.train.data` (batch sources, sequences,
+      streams), :mod:`seqmi.train.checkpoint` (checkpoints and the one resume path),
+      :mod:`seqmi.train.lm` (the language models' loss and task) and
+      :mod:`seqmi.train.families` (restarts and configurations trained together);
       :mod:`seqmi.convergence`, the criterion a run counts as converged by (no torch: the
       claim rules read it too).
     - :mod:`seqmi.recipes`: one training task a module, each a configuration of that
@@ -96,6 +102,8 @@ Conventions
     - :mod:`seqmi.progress`: progress bars that print one line in a notebook.
 
 The book
+    - :mod:`seqmi.profiles`: the profiles a chapter runs at (quick, reference, full),
+      named once.
     - :mod:`seqmi.report`: chapter results, figures and reference runs.
     - :mod:`seqmi.plots`: figure panels of the chapters (MI curves, correlation
       lengths with intervals, exact MI of linear RNNs, split profiles, position-wise KL).

@@ -7,7 +7,9 @@ the losses of all members at once: vanilla-RNN language models
 (:class:`seqmi.models.lm.RNNLM`, ``cell="rnn"``) on the CPU through a hand-written
 batched recurrence (:class:`RecurrentFamily`), Transformers
 (:class:`seqmi.models.lm.TransformerLM`) on CUDA through ``torch.func``
-(:class:`seqmi.family.StackedFamily`).
+(:class:`seqmi.family.StackedFamily`), which takes the task's own loss, so that it also
+stacks the Transformers of Gaussian tokens of L2M Fig. 4
+(:func:`seqmi.recipes.gaussian_tokens.train_gaussian_family`).
 
 What ``torch.func.vmap`` (of ``functional_call`` over the members' stacked parameters)
 can batch, measured with torch 2.13:
@@ -19,7 +21,12 @@ can batch, measured with torch 2.13:
   the batch dimension: one call. :class:`seqmi.family.StackedFamily` does the same fold
   itself on the CPU, without touching the models' own forward;
 - not ``nn.RNN`` or ``nn.LSTM``: there are no batching rules for ``aten::rnn_tanh`` or
-  ``aten::lstm``, and vmap raises ("We could not generate a fallback").
+  ``aten::lstm``, and vmap raises ("We could not generate a fallback");
+- not ``mambapy``'s Mamba (:class:`seqmi.models.mamba.MambaBackbone`): its parallel scan
+  is an ``autograd.Function`` written without a ``setup_context`` method, and vmap raises
+  ("it must override the setup_context staticmethod"). Its sequential scan
+  (``pscan=False``, which the models do not run) goes through vmap, one Python step per
+  position.
 
 What is batched, and why (measured on 2 CPU cores, chapter 03's binary task, see
 ``benchmarks/bench_family.py`` and ``benchmarks/bench_stacked.py``):
@@ -42,9 +49,14 @@ What is batched, and why (measured on 2 CPU cores, chapter 03's binary task, see
   1.5-2.2 times as costly (a lone member's step where launching dominates, measured on
   the CPU), so a member alone keeps its own forward pass. Not measured on a GPU yet:
   ``benchmarks/README.md`` estimates about 3x (2.5-4.4x) more seeds per GPU-minute for
-  8 members and about 5x (2.5-10x) for 32.
+  8 members and about 5x (2.5-10x) for 32. The Transformers of Gaussian tokens of L2M
+  Fig. 4 (replicates of one model,
+  :func:`seqmi.recipes.gaussian_tokens.train_gaussian_family`, float32) stack the same
+  way; there it estimates 1.1-1.3x for 3 members and 1.7-2.1x for 8, each member keeping
+  about a third of the operations it launches alone (optimizer, clipping, gradients).
 - On CUDA, RNNs and LSTMs keep their own forward pass (cuDNN's fused kernels; the
-  batched recurrence has not been measured there).
+  batched recurrence has not been measured there), and so do Mambas (vmap cannot batch
+  them, above).
 
 On the CPU, where nothing is stacked, members keep their numbers whatever the family:
 bit for bit, with one or two threads (tested). With their own forward passes this holds
@@ -74,6 +86,12 @@ Stacked members (:class:`seqmi.family.StackedFamily`, measured on the CPU, float
   row of scores, which the softmax removes, so its gradient is rounding noise, which
   RMSprop and Adam scale up to steps of the learning rate (1e-3 relative apart after 12
   steps, without changing what the model computes).
+- Fig. 4's Transformers of Gaussian tokens, with their KL loss
+  (:func:`seqmi.recipes.gaussian_tokens.kl_loss`), likewise: bit for bit whatever ``K``
+  (one or two threads, ``K`` = 1 against 5, tested); against their own forward passes
+  (widths 8 and 32, ``L`` = 16 and 64, 2 layers, ``K`` = 4) losses equal and gradients
+  7.6e-7 apart, relative; after 12 AdamW steps step losses 1.9e-7 and weights 2.7e-7
+  apart, the keys' bias 1.2e-3 (tested to 1e-5).
 - Under bf16 autocast (CUDA) the two ways round differently at bf16 precision; the
   validation pass runs in float32 with autocast off, as :func:`seqmi.train.evaluate`.
   So on CUDA a Transformer trained in a family of two or more agrees with one trained
@@ -83,9 +101,8 @@ Stacked members (:class:`seqmi.family.StackedFamily`, measured on the CPU, float
 from __future__ import annotations
 
 import weakref
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from contextlib import nullcontext
-from functools import partial
 from typing import Any
 
 from seqmi._optional import require
@@ -488,40 +505,74 @@ class _FoldAttention(TorchFunctionMode):
         return func(*args, **kwargs)
 
 
-def _member_loss(template: nn.Module, state: dict[str, torch.Tensor], seqs: torch.Tensor) -> torch.Tensor:
-    """:func:`seqmi.train.sequence_loss` of ``template`` with the tensors ``state`` in place of its own."""
-    bos = torch.full((seqs.shape[0], 1), template.bos, dtype=seqs.dtype, device=seqs.device)
-    logits = functional_call(template, state, (torch.cat([bos, seqs[:, :-1]], dim=1),))  # (B, T, V)
-    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), seqs.reshape(-1))
+def next_token_loss(model: nn.Module, seqs: torch.Tensor) -> tuple[torch.Tensor, int]:
+    """:func:`seqmi.train.sequence_loss` of ``model`` on ``seqs`` ``(B, L)``, and the token count.
+
+    The loss of a :class:`seqmi.family.StackedFamily` unless it is given another.
+    """
+    bos = torch.full((seqs.shape[0], 1), model.bos, dtype=seqs.dtype, device=seqs.device)
+    logits = model(torch.cat([bos, seqs[:, :-1]], dim=1))  # (B, T, V)
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), seqs.reshape(-1)), seqs.numel()
+
+
+class _MemberLoss(nn.Module):
+    """``loss(model, batch)`` as a module holding ``model``: ``functional_call`` of it runs the
+    whole loss with one member's tensors in place of the model's."""
+
+    def __init__(self, model: nn.Module, loss: Callable[[nn.Module, Any], tuple[torch.Tensor, int]]) -> None:
+        super().__init__()
+        self.model, self.loss = model, loss
+
+    def forward(self, batch: Any) -> tuple[torch.Tensor, int]:
+        return self.loss(self.model, batch)
+
+
+def _stack(batches: Sequence[Any]) -> Any:
+    """The members' batches stacked along a new first dimension: a tensor, or a tuple of tensors."""
+    if isinstance(batches[0], torch.Tensor):
+        return torch.stack(list(batches))
+    return tuple(torch.stack(parts) for parts in zip(*batches))
 
 
 class StackedFamily:
-    """The next-token losses of ``K`` members of one architecture as one computation, each member with its own weights.
+    """The losses of ``K`` members of one architecture as one computation, each member with its own weights.
 
     The object ``seqmi.train.Task.family`` expects (:meth:`losses`, :meth:`evaluate`), for
-    models that ``torch.func.vmap`` can batch: :class:`~seqmi.models.lm.TransformerLM`
-    (and other models without recurrent layers). Every step stacks the members'
+    models that ``torch.func.vmap`` can batch: :class:`~seqmi.models.lm.TransformerLM`,
+    the Transformer of :class:`~seqmi.models.gaussian_lm.GaussianSequenceModel` (and
+    other models without recurrent layers or Mamba scans). Every step stacks the members'
     parameters and buffers (``torch.stack``, differentiable: each member's own ``.grad``
     fills, so that its optimizer, clipping and stop rule stay its own) and computes every
     loss with one ``vmap`` of ``torch.func.functional_call`` over (parameters, batch);
     attention runs as one call for all members (see :mod:`seqmi.family`). Each loss means
-    what :func:`seqmi.train.sequence_loss` means: the mean cross-entropy of the member's
-    tokens. Numbers agree with the members' own forward passes to float32 rounding, and do
-    not depend on the other members (bit for bit on the CPU).
+    what ``loss`` means for the member alone: by default the mean next-token cross-entropy
+    of its tokens (:func:`seqmi.family.next_token_loss`, as :func:`seqmi.train.sequence_loss`).
+    Numbers agree with the members' own forward passes to float32 rounding, and do not
+    depend on the other members (bit for bit on the CPU).
 
     Parameters
     ----------
-    valid : ndarray of int, shape (n, L)
-        Validation sequences (read from the start token, like :func:`seqmi.train.evaluate`).
+    valid : ndarray of int, shape (n, L), optional
+        Validation sequences (read from the start token, like :func:`seqmi.train.evaluate`),
+        scored by ``loss``; ``None`` for a task that evaluates nothing (no :meth:`evaluate`).
     device : str or torch.device
         Where the validation rows go (``"auto" | "cpu" | "cuda" | torch.device``).
     batch_size : int
         Validation rows per pass.
+    loss : callable, optional
+        ``loss(model, batch) -> (scalar loss, weight)``, a ``seqmi.train.Task.loss``: it
+        runs once, under ``vmap``, with the model's tensors replaced by the members'
+        stacked ones and the batch by the stacked batches (a tensor or a tuple of
+        tensors), so that it may call the model and read its plain attributes, not its
+        tensors; the weight must depend on the batch's shape alone. Default:
+        :func:`seqmi.family.next_token_loss`.
     """
 
-    def __init__(self, valid: np.ndarray, device: DeviceLike = "cpu", batch_size: int = 256) -> None:
-        self.valid = torch.as_tensor(np.asarray(valid, dtype=np.int64))
+    def __init__(self, valid: np.ndarray | None = None, device: DeviceLike = "cpu", batch_size: int = 256,
+                 loss: Callable[[nn.Module, Any], tuple[torch.Tensor, int]] = next_token_loss) -> None:
+        self.valid = None if valid is None else torch.as_tensor(np.asarray(valid, dtype=np.int64))
         self.device, self.batch_size = resolve_device(device), check_int("batch_size", batch_size, 1)
+        self.loss = loss
         # computed once per model: walking a model's modules costs about 0.2 ms, at every step
         self._architectures: weakref.WeakKeyDictionary[nn.Module, tuple] = weakref.WeakKeyDictionary()
 
@@ -545,32 +596,46 @@ class StackedFamily:
                                  f"({type(model).__name__}, parameters {dict(_shapes(model))}) differs from member 0 "
                                  f"({type(models[0]).__name__}, parameters {dict(_shapes(models[0]))})")
 
-    def _losses(self, models: Sequence[nn.Module], tokens: torch.Tensor, shared: bool = False) -> torch.Tensor:
-        """Every member's mean cross-entropy ``(K,)`` on its rows of ``tokens`` ``(K, B, L)``, or on shared ``(B, L)``."""
+    def _losses(self, models: Sequence[nn.Module], batch: Any, shared: bool = False) -> tuple[torch.Tensor, int]:
+        """Each member's loss ``(K,)`` on its slice of ``batch`` (tensors ``(K, ...)``) or on a shared one; the weight."""
         named = [dict(m.named_parameters()) | dict(m.named_buffers()) for m in models]
-        state = {name: torch.stack([n[name] for n in named]) for name in named[0]}  # (K, ...) each
-        # vmap batches CUDA's attention kernels itself; the CPU's it would run member by member
-        with _FoldAttention() if tokens.device.type == "cpu" else nullcontext():
-            return vmap(partial(_member_loss, models[0]), in_dims=(0, None if shared else 0))(state, tokens)
+        state = {f"model.{name}": torch.stack([n[name] for n in named]) for name in named[0]}  # (K, ...) each
+        loss, weights = _MemberLoss(models[0], self.loss), []
 
-    def losses(self, models: Sequence[nn.Module], batches: Sequence[torch.Tensor]) -> list[tuple[torch.Tensor, int]]:
-        """Mean cross-entropy (nats/token) of every member on its own batch, and the token count."""
+        def member(state: dict[str, torch.Tensor], batch: Any) -> torch.Tensor:
+            value, weight = functional_call(loss, state, (batch,))
+            weights.append(weight)  # vmap calls this once, for all members
+            return value
+
+        first = batch if isinstance(batch, torch.Tensor) else batch[0]
+        # vmap batches CUDA's attention kernels itself; the CPU's it would run member by member
+        with _FoldAttention() if first.device.type == "cpu" else nullcontext():
+            values = vmap(member, in_dims=(0, None if shared else 0))(state, batch)
+        return values, weights[0]
+
+    def losses(self, models: Sequence[nn.Module], batches: Sequence[Any]) -> list[tuple[torch.Tensor, int]]:
+        """The loss of every member on its own batch, and its weight (by default nats/token and tokens)."""
         self.check(models)
-        return [(loss, x.numel()) for loss, x in zip(self._losses(models, torch.stack(list(batches))), batches)]
+        values, weight = self._losses(models, _stack(batches))
+        return [(value, weight) for value in values]
 
     @torch.no_grad()
     def evaluate(self, models: Sequence[nn.Module]) -> list[float]:
-        """Validation cross-entropy (nats/token) of every member, in float32 whatever autocast is on outside."""
+        """Validation loss of every member (cross-entropy, nats/token), in float32 whatever autocast is on outside."""
+        if self.valid is None:
+            raise ValueError("this StackedFamily was built without validation sequences (valid=None): "
+                             "pass valid to evaluate its members")
         self.check(models)
         for m in models:
             m.eval()
         total, count = [0.0] * len(models), 0
         with torch.autocast(self.device.type, enabled=False):
             for start in range(0, len(self.valid), self.batch_size):
-                x = self.valid[start: start + self.batch_size].to(self.device)
-                for k, loss in enumerate(self._losses(models, x, shared=True).tolist()):
-                    total[k] += loss * x.numel()
-                count += x.numel()
+                values, weight = self._losses(models, self.valid[start: start + self.batch_size].to(self.device),
+                                              shared=True)
+                for k, loss in enumerate(values.tolist()):
+                    total[k] += loss * weight
+                count += weight
         for m in models:
             m.train()
         return [t / count for t in total]

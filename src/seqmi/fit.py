@@ -22,6 +22,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import optimize, stats
 
+from seqmi.stats import jackknife_ci
 from seqmi.validate import check_float
 
 
@@ -260,7 +261,8 @@ def two_point_offset_fit(mi: ArrayLike, min_lag: int,
     With the delete-one-block ``jackknife`` replicates of the curve
     (:func:`seqmi.info.two_point_mi_jackknife`, which keep the correlation between
     neighbouring distances) every replicate is fitted too, and the jackknife standard error
-    gives Student-t 95% intervals of ``alpha`` and ``C`` from the joint fit.
+    gives Student-t 95% intervals of ``alpha`` and ``C`` from the joint fit
+    (:func:`seqmi.stats.intervals.jackknife_ci`).
 
     Parameters
     ----------
@@ -279,8 +281,9 @@ def two_point_offset_fit(mi: ArrayLike, min_lag: int,
     Raises
     ------
     ValueError
-        When ``min_lag`` leaves fewer than 3 distances, the replicates' distances differ
-        from the curve's, or a replicate has a distance whose MI is not positive.
+        When ``min_lag`` leaves fewer than 3 distances, there are fewer than 2 replicates,
+        the replicates' distances differ from the curve's, or a replicate has a distance
+        whose MI is not positive.
     """
     y = np.asarray(mi, dtype=float)
     lags = np.arange(1, y.size + 1)
@@ -298,14 +301,10 @@ def two_point_offset_fit(mi: ArrayLike, min_lag: int,
     if reps.shape[1] != y.size:
         raise ValueError(f"jackknife replicates have {reps.shape[1]} distances, the curve {y.size}")
     fits = [fit_power_law_with_offset(lags[sel], rep[sel]) for rep in reps]
-    n = len(fits)
-    half = float(stats.t.ppf(0.975, n - 1))
-    jack = {}
-    for key, name, value in (("alpha_jack_ci", "exponent", fit.exponent), ("offset_jack_ci", "offset", fit.offset)):
-        theta = np.array([getattr(f, name) for f in fits])
-        se = float(np.sqrt((n - 1) / n * ((theta - theta.mean()) ** 2).sum()))
-        jack[key] = [value - half * se, value + half * se]
-    return replace(out, **jack, n_jackknife=n)
+    jack = {key: jackknife_ci(value, [getattr(f, name) for f in fits])
+            for key, name, value in (("alpha_jack_ci", "exponent", fit.exponent),
+                                     ("offset_jack_ci", "offset", fit.offset))}
+    return replace(out, **jack, n_jackknife=len(fits))
 
 
 @dataclass(frozen=True)

@@ -27,31 +27,20 @@ import numpy as np
 import yaml
 
 from seqmi import claims as claim_rules
+from seqmi.profiles import DEFAULT_PROFILE, PROFILES, RECORDED_PROFILES
 from seqmi.sections import parameters_read, readers, results_stored, section_names
 from seqmi.validate import check_choice
 
 RESULTS_FILE = "results.json"
 PROVENANCE_FILE = "provenance.json"
 ROOT_ENV = "SEQMI_BOOK_ROOT"
-# the profiles a chapter is executed at (python -m seqmi.book): quick, the parameters
-# cells, for CI and laptops; reference, sized to decide the trained-model claims on 2 CPU
-# cores; full, the papers' scale, on one GPU
-PROFILES = ("quick", "reference", "full")
-# recorded scales, largest first: the chapters show every one present, the scoreboard
-# decides from the first (quick is never recorded)
-RECORDED_PROFILES = tuple(p for p in reversed(PROFILES) if p != "quick")
-# profiles sized for CPUs (the others for one GPU, until a recorded run shows otherwise)
-CPU_PROFILES = tuple(p for p in PROFILES if p != "full")
-# the profile of a chapter run outside the executor (opened by hand, or plain papermill):
-# the default of every chapter's `profile` parameter
-DEFAULT_PROFILE = "interactive"
 PROFILES_FILE = Path("notebooks") / "profiles.yml"
 # parameters that say where and how a run executes, not what it computes: a recording made
 # with another cache, ledger, scheduler, thread count, device or number of seeds trained
 # together (each seed's record is the one it has alone) is not stale for it, nor for the
 # profile a chapter is told it runs at (the recording's folder names that)
 EXECUTION_PARAMETERS = frozenset({"cache_dir", "ledger_dir", "scheduler", "cpu_threads", "device", "out_dir",
-                                  "family_seeds", "profile"})
+                                  "family_seeds", "l2m_replicates_together", "profile"})
 
 
 def dump_json(payload: Any) -> str:
@@ -196,8 +185,8 @@ class ChapterRun:
     out_dir : str or path
         The chapter's output folder (created when something is saved in it).
     profile : str
-        The profile it runs at: one of ``PROFILES``, or ``DEFAULT_PROFILE`` (a run
-        outside the executor).
+        The profile it runs at: one of :data:`seqmi.profiles.PROFILES`, or
+        :data:`seqmi.profiles.DEFAULT_PROFILE` (a run outside the executor).
 
     Raises
     ------

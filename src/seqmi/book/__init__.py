@@ -45,7 +45,7 @@ from seqmi.book._running import PROGRESS_POLL_S, SWEEP_LOG, execute, execute_sec
 from seqmi.book._staging import (MATHJAX_DIR, MATHJAX_SHA1, MATHJAX_URL, MATHJAX_VERSION, PARAMETER_LABELS,
                                  STAGED_FOLDERS, _filter_toc, _stage_chapter, build, install_mathjax,
                                  run_box, stage)
-from seqmi.report import CPU_PROFILES, PROFILES
+from seqmi.profiles import CPU_PROFILES, PROFILES
 
 # what the API reference documents here, in this order (autodoc follows __all__)
 __all__ = [

@@ -16,7 +16,8 @@ from typing import Any
 
 import yaml
 
-from seqmi.report import PROFILES, profile_parameters, profile_table
+from seqmi.profiles import PROFILES
+from seqmi.report import profile_parameters, profile_table
 from seqmi.sections import SECTION_PREFIX, SETUP_TAG
 
 # Parameters every chapter must declare, besides its own cost knobs (the executor sets

@@ -11,7 +11,7 @@ from seqmi.book._chapters import BookError, chapters, cli_overrides, describe_pa
 from seqmi.book._recordings import merge_section, reclaim, record, record_section
 from seqmi.book._running import execute, execute_section
 from seqmi.book._staging import MATHJAX_VERSION, build, install_mathjax
-from seqmi.report import PROFILES
+from seqmi.profiles import PROFILES
 
 # what --help says the command does (the first line of the package's docstring)
 DESCRIPTION = "Execute the book's chapters with papermill and render them with Jupyter Book."

@@ -15,7 +15,8 @@ from typing import Any
 from seqmi.book._chapters import BookError, build_dir, read_chapter, select
 from seqmi.book._running import execute_section
 from seqmi.claims import UNHASHED
-from seqmi.report import (PROFILES, PROVENANCE_FILE, RESULTS_FILE, decided, dump_json, load_results,
+from seqmi.profiles import PROFILES
+from seqmi.report import (PROVENANCE_FILE, RESULTS_FILE, decided, dump_json, load_results,
                           save_results)
 from seqmi.sections import parameters_read
 

@@ -25,7 +25,8 @@ import yaml
 from seqmi.book._chapters import BookError, build_dir, chapter_path, chapters, select
 from seqmi.claims import calibration, scoreboard
 from seqmi.passes import describe, duration, total_s
-from seqmi.report import CPU_PROFILES, PROFILES, PROVENANCE_FILE, profile_table
+from seqmi.profiles import CPU_PROFILES, PROFILES
+from seqmi.report import PROVENANCE_FILE, profile_table
 
 MATHJAX_VERSION = "3.2.2"
 MATHJAX_URL = f"https://registry.npmjs.org/mathjax/-/mathjax-{MATHJAX_VERSION}.tgz"

@@ -34,6 +34,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+from seqmi.profiles import DEFAULT_PROFILE
+
 KINDS = ("exact", "statistical", "illustration")
 VERDICTS = ("reproduced", "not reproduced", "inconclusive", "erratum")
 # an illustration's outcome: whether our code did what the text says (never a reproduction)
@@ -357,4 +359,4 @@ def by_id(claims: Sequence[Claim] | Sequence[dict[str, Any]], claim_id: str) -> 
 
 def profile_of(results: dict[str, Any]) -> str:
     """The profile that produced ``results`` (stored by :func:`seqmi.report.save_results`)."""
-    return str(results.get("profile", "interactive"))
+    return str(results.get("profile", DEFAULT_PROFILE))

@@ -16,8 +16,8 @@ import numpy as np
 from seqmi.claims import (EQUIVALENCE_LEVEL, EQUIVALENCE_MARGIN, Claim, Design, combine, decide_equivalence, exact,
                           profile_of, would_decide)
 from seqmi.claims.calibration import Calibration
-from seqmi.stats import (equivalence_power, equivalence_scale, equivalence_scale_for_power, relative_difference_interval,
-                         t_quantile)
+from seqmi.stats import (correlation_length_interval, equivalence_power, equivalence_scale, equivalence_scale_for_power,
+                         log_decay_slope, relative_difference_interval)
 from seqmi.theory.markov import bsc_plugin_floor
 
 
@@ -62,21 +62,15 @@ def decide_xi(lags: np.ndarray, estimate: np.ndarray, stderr: np.ndarray, xi_pre
     eq. 9). The slope's standard error is bounded by ``Σ|w_τ| s_τ`` (``w`` the least-squares
     weights, ``s_τ = se_τ/Î_τ`` the errors of the logs), which holds however the lags'
     errors are correlated (they are: the lags share their chains). Its 90% t interval,
-    mapped through ``−1/slope``, must give ``ξ_fit/ξ − 1`` inside ``±EQUIVALENCE_MARGIN``.
+    mapped through ``−1/slope`` (:func:`seqmi.stats.decay.correlation_length_interval`),
+    must give ``ξ_fit/ξ − 1`` inside ``±EQUIVALENCE_MARGIN``.
 
     Returns
     -------
     (str, float, list of float)
         The verdict, the fitted ξ, and the 90% interval of ``ξ_fit/ξ − 1``.
     """
-    x = lags - lags.mean()
-    weights = x / (x ** 2).sum()
-    slope = float(weights @ np.log(estimate))
-    half = t_quantile(EQUIVALENCE_LEVEL, dof) * float(np.abs(weights) @ (stderr / estimate))
-    # ξ = −1/slope is decreasing in the slope's magnitude: a slope interval reaching 0 has no upper ξ
-    low, high = slope - half, slope + half
-    ci = [-1.0 / (low * xi_predicted) - 1.0, -1.0 / (high * xi_predicted) - 1.0 if high < 0 else math.inf]
-    xi_fit = -1.0 / slope if slope < 0 else math.inf
+    xi_fit, ci = correlation_length_interval(lags, estimate, stderr, xi_predicted, dof, EQUIVALENCE_LEVEL)
     return decide_equivalence(ci), xi_fit, ci
 
 
@@ -133,8 +127,7 @@ def _xi_claim(r: dict[str, Any], scale: str) -> Claim:
     lags, est, se = a["lags"][window], a["estimate"][window], a["stderr"][window]
     verdict, xi_fit, ci = decide_xi(lags, est, se, xi, dof)
     # the relative error of ξ is that of the slope, whose bound is Σ|w| se/Î
-    weights = (lags - lags.mean()) / ((lags - lags.mean()) ** 2).sum()
-    relative_se = float(np.abs(weights) @ (se / est)) * xi_fit
+    relative_se = log_decay_slope(lags, est, se)[1] * xi_fit
     if verdict == "inconclusive":
         scale += "; " + _more_chains(r["n_seq"], r["n_batches"], np.array([xi_fit / xi - 1.0]), np.array([(ci[1] - ci[0]) / 2]),
                                      np.array([relative_se]))

@@ -9,7 +9,7 @@ the decay form ``ln(RSS_pow / RSS_exp)`` of each seed's samples
 same-size sample of the training text over the lags the paper's statement names (its
 first sample set, whose curve the run records). Seeds of different models are never
 paired: one model is a Student-t interval over its seeds, a comparison Welch's, a slope
-over widths a contrast of the per-width means (:func:`seqmi.stats.contrast_ci`), a
+over widths a contrast of the per-width means (:func:`seqmi.stats.intervals.contrast_ci`), a
 "does not improve" or "matches" claim two one-sided tests on the 90% interval of a
 relative difference with the book's one margin (:func:`seqmi.claims.decide_equivalence`), a
 "reaches" claim one of them (non-inferiority at that margin).
@@ -36,8 +36,9 @@ from seqmi.claims import (EQUIVALENCE_LEVEL, EQUIVALENCE_MARGIN, MIN_SEEDS, Clai
                           decide_equivalence, profile_of, would_decide)
 from seqmi.claims.calibration import Calibration
 from seqmi.convergence import converged
-from seqmi.stats import (Z95, contrast_ci, decay_form, seeds_to_decide, slope_ci, spearman_ci,
-                         spearman_permutation_test, t_power, t_quantile)
+from seqmi.stats import (MIN_RANK_PAIRS, Z95, contrast_ci, decay_form, geometric_ratio_ci, ratio_to_reference_ci,
+                         seeds_to_decide, slope_ci, spearman_ci, spearman_pairs_needed, spearman_permutation_test,
+                         spearman_power, t_power, t_quantile)
 
 SATURATION_WIDTH = 32  # Fig. 1c: ξ grows like ln m up to m ≈ 32, then saturates
 # Sec. 5.1: "A single-layer Transformer of width m=16 can already capture the algebraic behavior"
@@ -158,22 +159,8 @@ def _diff_ci(a: np.ndarray, b: np.ndarray, level: float = 0.95) -> list[float]:
     return contrast_ci([a, b], [1.0, -1.0], level)
 
 
-def _relative_ci(a: np.ndarray, b: np.ndarray, level: float = EQUIVALENCE_LEVEL) -> tuple[float, list[float]]:
-    """The relative difference of two models, ``a / b - 1``, and its interval.
-
-    The ratio of the seeds' geometric means: Welch's interval of ``mean(ln a) - mean(ln b)``,
-    exponentiated (exact for log-normal seeds, whose spread grows with the level).
-    """
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if not (np.isfinite(a).all() and np.isfinite(b).all() and (a > 0).all() and (b > 0).all()):
-        return math.nan, [math.nan, math.nan]
-    la, lb = np.log(a), np.log(b)
-    lo, hi = _diff_ci(la, lb, level)
-    return math.expm1(la.mean() - lb.mean()), [math.expm1(lo), math.expm1(hi)]
-
-
 def _power(effect: float, sds: Sequence[float], n: int, level: float = 0.95) -> float:
-    """:func:`seqmi.stats.t_power`; NaN where the spread is not measured."""
+    """:func:`seqmi.stats.power.t_power`; NaN where the spread is not measured."""
     if n < 2 or not math.isfinite(effect) or not all(math.isfinite(s) and s > 0 for s in sds):
         return math.nan
     return t_power(effect, list(sds), n, level)
@@ -494,7 +481,7 @@ def decide_saturation(widths: Sequence[int], xis: Arrays, losses: Arrays,
             info["collapsed"].append(w)
             parts.append("inconclusive")
             continue
-        change, ci = _relative_ci(xis[i], xis[base])
+        change, ci = geometric_ratio_ci(xis[i], xis[base], EQUIVALENCE_LEVEL)
         info["steps"][w] = (change, ci)
         parts.append(decide_equivalence(ci))
     return combine(parts), info
@@ -694,7 +681,7 @@ def decide_no_gain(pairs: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[str,
     Two one-sided tests on the 90% interval of each relative difference
     (:func:`seqmi.claims.decide_equivalence`); every pair must be equivalent.
     """
-    rel = [_relative_ci(after, before) for before, after in pairs]
+    rel = [geometric_ratio_ci(after, before, EQUIVALENCE_LEVEL) for before, after in pairs]
     return combine([decide_equivalence(ci) for _, ci in rel]), rel
 
 
@@ -815,26 +802,6 @@ def _lstm_beats_wider_rnn(r: dict[str, Any]) -> Claim:
 # ---------------------------------------------------------------- Transformers on binary data
 
 
-def _relative_to(values: np.ndarray, reference: float, reference_se: float,
-                 level: float = EQUIVALENCE_LEVEL) -> tuple[float, list[float]]:
-    """``mean(values) / reference - 1`` and its interval, the reference's own standard error included.
-
-    Delta method on the log ratio; Welch–Satterthwaite degrees of freedom with the
-    reference's (a bootstrap over many sequences) taken as infinite.
-    """
-    from scipy import special
-
-    x = np.asarray(values, dtype=float)
-    if x.size < 2 or not (np.isfinite(x).all() and x.mean() > 0 and reference > 0):
-        return math.nan, [math.nan, math.nan]
-    est = math.log(x.mean() / reference)
-    own = x.var(ddof=1) / (x.size * x.mean() ** 2)
-    total = own + (reference_se / reference) ** 2
-    df = total**2 * (x.size - 1) / own**2 if own > 0 else math.inf
-    half = float(special.stdtrit(df, 0.5 + level / 2)) * math.sqrt(total)
-    return math.expm1(est), [math.expm1(est - half), math.expm1(est + half)]
-
-
 def decide_power_law(forms: np.ndarray, gammas: np.ndarray, reach: bool, data_gamma: float,
                      data_gamma_se: float) -> tuple[str, tuple[float, list[float]]]:
     """Fig. 3a: every seed reaches far, the power law fits better, and the exponent matches the data's.
@@ -842,9 +809,9 @@ def decide_power_law(forms: np.ndarray, gammas: np.ndarray, reach: bool, data_ga
     Reach: every seed's curve above threshold over at least half the data's lags (a
     check, not a test). Form: Student-t 95% interval of ln(RSS_pow/RSS_exp) below 0.
     Exponent: the mean γ relative to the data's within ±``EQUIVALENCE_MARGIN`` by two
-    one-sided tests (``_relative_to``, 90%).
+    one-sided tests (:func:`seqmi.stats.intervals.ratio_to_reference_ci`, 90%).
     """
-    match = _relative_to(gammas, data_gamma, data_gamma_se)
+    match = ratio_to_reference_ci(gammas, data_gamma, data_gamma_se, EQUIVALENCE_LEVEL)
     parts = ["reproduced" if reach else "not reproduced", decide(_mean_ci(forms), 0.0, claim_above=False),
              decide_equivalence(match[1])]
     return combine(parts), match
@@ -1579,12 +1546,12 @@ def decide_mid_range(xis: Arrays, text_xi: float, text_se: float,
     """Fig. 10a: every character Transformer's ξ not shorter than the text's by the margin.
 
     Per model, the mean ξ of its seeds relative to the text's with the text's own standard
-    error (``_relative_to``, 90%): its lower bound above ``-EQUIVALENCE_MARGIN`` (a
-    non-inferiority test at 5%): reproduced; its upper bound below it: not reproduced. A
-    model ``held`` (weaker than the paper's: a Transformer short of Shen's context) counts
-    only where it succeeds, a fortiori; its failure is inconclusive.
+    error (:func:`seqmi.stats.intervals.ratio_to_reference_ci`, 90%): its lower bound above
+    ``-EQUIVALENCE_MARGIN`` (a non-inferiority test at 5%): reproduced; its upper bound below
+    it: not reproduced. A model ``held`` (weaker than the paper's: a Transformer short of
+    Shen's context) counts only where it succeeds, a fortiori; its failure is inconclusive.
     """
-    rel = [_relative_to(x, text_xi, text_se) for x in xis]
+    rel = [ratio_to_reference_ci(x, text_xi, text_se, EQUIVALENCE_LEVEL) for x in xis]
     parts = [decide(ci, -EQUIVALENCE_MARGIN) for _, ci in rel]
     return combine([v if v == "reproduced" or not h else "inconclusive" for v, h in zip(parts, held)]), rel
 
@@ -1694,7 +1661,7 @@ def _tail_forms(p: dict[str, Any]) -> np.ndarray:
     """Per seed, ``ln(RSS_pow/RSS_exp)`` over ``τ = TAIL_START``–``PAPER_TAIL_LAG`` of its samples' MI.
 
     Power law and exponential each with the estimator's floor profiled as an offset
-    (:func:`seqmi.stats.decay_form`; its statistic is half ``ln(RSS_exp/RSS_pow)``);
+    (:func:`seqmi.stats.decay.decay_form`; its statistic is half ``ln(RSS_exp/RSS_pow)``);
     negative: the power law fits better; NaN where too few lags are positive.
     """
     out = []
@@ -1853,7 +1820,7 @@ def _deep_tail(r: dict[str, Any]) -> Claim:
 def decide_rank_link(gaps: np.ndarray, spelled: np.ndarray) -> tuple[str, float, float, float]:
     """App. F: better-spelled seeds where the short-range mismatch is smaller (Spearman's ρ < 0).
 
-    A permutation test (:func:`seqmi.stats.spearman_permutation_test`, exact up to 6
+    A permutation test (:func:`seqmi.stats.rank.spearman_permutation_test`, exact up to 6
     seeds, else ``PERMUTATIONS`` drawn with a fixed seed): ρ < 0 at one-sided
     ``SIGNIFICANCE``: reproduced; ρ > 0 at that level: not reproduced; otherwise
     inconclusive. Returns the verdict, ρ and the two p-values.
@@ -1865,17 +1832,16 @@ def decide_rank_link(gaps: np.ndarray, spelled: np.ndarray) -> tuple[str, float,
 
 
 def _rank_seeds(rho: float, n_now: int, seed_s: float) -> str:
-    """Seeds for a one-sided 5% test of a Spearman ρ of this size at power 0.8 (Fisher's z, variance 1.06/(n-3)).
+    """Seeds for a one-sided 5% test of a Spearman ρ of this size at power 0.8 (Fisher's z).
+
+    The count is :func:`seqmi.stats.rank.spearman_pairs_needed`'s, at the variance 1.06/(n-3).
 
     ``seed_s``: the recorded core-seconds of one more character-model seed (their mean).
     """
-    from scipy import stats
-
     if not (math.isfinite(rho) and rho != 0):
         return "no seed count at a correlation of 0"
-    z = stats.norm.ppf(1 - SIGNIFICANCE) + stats.norm.ppf(0.8)
-    size = math.atanh(min(abs(rho), 0.99))  # a perfect rank correlation of a few seeds is no effect size
-    n = math.ceil(1.06 * (z / size) ** 2 + 3)
+    # a perfect rank correlation of a few seeds is no effect size
+    n = spearman_pairs_needed(min(abs(rho), 0.99), alpha=SIGNIFICANCE, power=0.8)
     cost = f", {_duration(max(n - n_now, 0) * seed_s)} beyond this run's" if math.isfinite(seed_s) else ""
     return f"≈ {n} character-model seeds for power 0.8 at ρ = {rho:+.2f} (this run: {n_now}{cost})"
 
@@ -1908,13 +1874,14 @@ def _text_quality(r: dict[str, Any]) -> Claim:
     keep = np.isfinite(gaps) & np.isfinite(spelled)
     n = int(keep.sum())
     models = [_text_model(r, name) for name in spelling]
-    raw, rho, p_less, p_greater = (decide_rank_link(gaps[keep], spelled[keep]) if n >= 3
+    raw, rho, p_less, p_greater = (decide_rank_link(gaps[keep], spelled[keep]) if n >= MIN_RANK_PAIRS
                                    else ("inconclusive", math.nan, 1.0, 1.0))
     verdict, needs = _hold(r, raw, models)
     if verdict == "inconclusive":
         needs.append(_rank_seeds(rho, n, _text_seconds(r, list(spelling)) / len(spelling)))
+    power = spearman_power(H1_RHO, n, SIGNIFICANCE)
     design = Design(h1=design.h1, h0=design.h0, test=design.test, unit=design.unit + f" ({n})",
-                    power=f"{n} seeds: power ≈ {_rank_power(n):.2f} against ρ = {H1_RHO:+.1f} (Fisher's z; simulated "
+                    power=f"{n} seeds: power ≈ {power:.2f} against ρ = {H1_RHO:+.1f} (Fisher's z; simulated "
                           "on the calibration page)")
     # the interval shows ρ's spread over so few seeds (Fisher's z); the permutation test decides
     ci = spearman_ci(rho, n) if n > 3 and math.isfinite(rho) else None
@@ -1922,16 +1889,6 @@ def _text_quality(r: dict[str, Any]) -> Claim:
                  f"ρ = {rho:+.2f} over {n} seeds, permutation p = {p_less:.3f} (ρ < 0) and {p_greater:.3f} (ρ > 0); "
                  + "; ".join(f"{name}: spelled {np.nanmean(v):.0%}, mean |Δ ln I(τ ≤ {lags[1]})| "
                              f"{_lag_gaps(r, name, lags).mean():.2f}" for name, v in spelling.items()), design)
-
-
-def _rank_power(n: int) -> float:
-    """Power of a one-sided 5% test of Spearman's ρ = ``H1_RHO`` over ``n`` units (Fisher's z)."""
-    from scipy import stats
-
-    if n < 4:
-        return 0.0
-    shift = math.atanh(abs(H1_RHO)) * math.sqrt((n - 3) / 1.06)
-    return float(stats.norm.cdf(shift - stats.norm.ppf(1 - SIGNIFICANCE)))
 
 
 def rules(r: dict[str, Any]) -> list[Claim]:
@@ -2378,7 +2335,7 @@ def _cal_rank_link(r: dict[str, Any]) -> Calibration | None:
     spelled = np.concatenate([np.asarray(v, dtype=float) for v in spelling.values()])
     keep = np.isfinite(gaps) & np.isfinite(spelled)
     n = int(keep.sum())
-    if n < 3:
+    if n < MIN_RANK_PAIRS:
         return None
     gm, gs, sm, ss = gaps[keep].mean(), _sd(gaps[keep]), spelled[keep].mean(), _sd(spelled[keep])
     # Spearman's ρ of a bivariate normal is (6/π) asin(r/2): the Pearson r that gives H1_RHO

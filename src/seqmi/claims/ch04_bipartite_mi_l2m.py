@@ -7,14 +7,15 @@ pure function of arrays (the ``_decide_*`` functions) that :func:`rules` and
 
 - the growth of the bipartite MI of text: power law against logarithmic growth, by the
   profile likelihood of ``beta`` in ``a (L^beta - 1) / beta + c``
-  (:func:`seqmi.stats.growth_profile`), with the per-length standard errors over chapters;
+  (:func:`seqmi.stats.growth.growth_profile`), with the per-length standard errors over chapters;
 - the two-point MI of text: power law against exponential decay, by the log-likelihood
-  ratio of the two offset fits (:func:`seqmi.stats.decay_form`);
+  ratio of the two offset fits (:func:`seqmi.stats.decay.decay_form`);
 - exponents compared between estimators: the difference of weighted log-log slopes
-  (:func:`seqmi.stats.log_slope`);
+  (:func:`seqmi.stats.growth.log_slope`);
 - trained models (Fig. 4, the exact bound): Student-t and Welch intervals over
   independently trained seeds, never paired across configurations
-  (:func:`seqmi.stats.log_ratio_ci`), and Fisher's interval of a rank correlation;
+  (:func:`seqmi.stats.intervals.log_ratio_ci`), and Fisher's interval of a rank correlation
+  (:func:`seqmi.stats.rank.spearman_ci`);
 - Fig. 5: the gap's change with position, over chapters, held back below
   ``MIN_SEEDS`` trained models per architecture.
 
@@ -38,7 +39,8 @@ from seqmi.data.text import KJV_CHAPTERS
 from seqmi.experiments.ch04_records import ZERO_BOUND, bound_groups, collapse_points
 from seqmi.stats import (GROWTH_GRID, Z95, DecayForm, GrowthProfile, decay_form, growth_power, growth_profile,
                          late_early_ratio, log_ratio_ci, log_slope, mean_ci, mean_diff_ci, needed_for_interval,
-                         needed_samples, standard_error, t_power)
+                         needed_samples, normal_ci, spearman, spearman_ci, spearman_pairs_needed, standard_error,
+                         t_power)
 
 BOUNDARY = ("the boundary operation between sub-volumes is our reading (b) of an ambiguous passage of "
             "App. B; reading (a) is computed alongside")
@@ -52,6 +54,8 @@ COLLAPSE_RHO = 0.8  # Fig. 4(b)'s rule: the Spearman correlation's interval abov
 # Fisher's interval of a Spearman correlation holds from about ten pairs on (a perfect
 # ranking of four runs would otherwise pass: 1 in 24 by chance alone)
 MIN_COLLAPSE_RUNS = 10
+# the rule's standard error of atanh(ρ) is this over √(n − 3) (√1.06 to two digits)
+COLLAPSE_SE_FACTOR = 1.03
 # A Fig. 4 model counts as trained when its average KL is at most this fraction of the
 # context-free KL (the marginal prediction's, I(z_i; z_<i) per position), i.e. when it uses at
 # least half of what its context says about the next token. A model short of that inherits the
@@ -89,11 +93,11 @@ Curve = tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]  # 
 
 
 def spearman_interval(rho: float, n: int) -> list[float]:
-    """Fisher's 95% interval of a Spearman correlation over ``n`` pairs (se 1.03/√(n−3))."""
-    if n <= 3 or not math.isfinite(rho):
-        return [-1.0, 1.0]
-    z, se = math.atanh(max(min(rho, 0.999999), -0.999999)), 1.03 / math.sqrt(n - 3)
-    return [math.tanh(z - Z95 * se), math.tanh(z + Z95 * se)]
+    """Fisher's 95% interval of a Spearman correlation over ``n`` pairs as the rule states it (se 1.03/√(n−3)).
+
+    :func:`seqmi.stats.rank.spearman_ci` with the standard-error factor ``COLLAPSE_SE_FACTOR``.
+    """
+    return spearman_ci(rho, n, se_factor=COLLAPSE_SE_FACTOR)
 
 
 LINEAR = ("linear states z = W x_<=l only (the exact bound; the paper's theorem counts any state, and a nonlinear "
@@ -262,8 +266,8 @@ def _exponent_gap(high: Curve, low: Curve) -> tuple[float, list[float]] | None:
         (b_hi, s_hi), (b_lo, s_lo) = log_slope(*high), log_slope(*low)
     except ValueError:
         return None
-    gap, half = b_hi - b_lo, Z95 * math.hypot(s_hi, s_lo)
-    return gap, [gap - half, gap + half]
+    gap = b_hi - b_lo
+    return gap, normal_ci(gap, math.hypot(s_hi, s_lo))
 
 
 def _decide_exponent_gaps(pairs: Sequence[tuple[Curve, Curve]]) -> tuple[str, list[tuple[float, list[float]] | None]]:
@@ -274,7 +278,7 @@ def _decide_exponent_gaps(pairs: Sequence[tuple[Curve, Curve]]) -> tuple[str, li
 
 
 def _decide_decay(mi: Sequence[float], min_lag: int) -> tuple[str, DecayForm | None]:
-    """Power law against exponential decay of a two-point MI curve (:func:`seqmi.stats.decay_form`).
+    """Power law against exponential decay of a two-point MI curve (:func:`seqmi.stats.decay.decay_form`).
 
     ``"reproduced"`` when the log-likelihood ratio's interval lies above 0 (the offset power
     law fits better) and the power law decays (alpha > 0); ``"not reproduced"`` when the
@@ -318,21 +322,11 @@ def _decide_length_growth(ssm_hi: NDArray[np.float64], ssm_lo: NDArray[np.float6
     return verdict, ssm_est, ssm_ci, gap_ci
 
 
-def _spearman(x: NDArray[np.float64], y: NDArray[np.float64]) -> float:
-    """Spearman's correlation (average ranks for ties), as :func:`scipy.stats.spearmanr`."""
-    from scipy.stats import rankdata
-
-    rx, ry = rankdata(x), rankdata(y)
-    if np.ptp(rx) == 0 or np.ptp(ry) == 0:
-        return float("nan")
-    return float(np.corrcoef(rx, ry)[0, 1])
-
-
 def _decide_collapse(x: NDArray[np.float64], kl: NDArray[np.float64]) -> tuple[str, float, list[float]]:
     """Fig. 4(b): Spearman's correlation of every trained SSM's average KL with its I_bp per
     state dimension, Fisher's 95% interval above :data:`COLLAPSE_RHO`; inconclusive with fewer
     than :data:`MIN_COLLAPSE_RUNS` runs."""
-    rho = _spearman(x, kl)
+    rho = spearman(x, kl)
     ci = spearman_interval(rho, x.size)
     if x.size < MIN_COLLAPSE_RUNS:
         return "inconclusive", rho, ci
@@ -382,7 +376,7 @@ def _seeds_for_power(effect: float, rels: Sequence[Sequence[float]], target: flo
 def _decide_fig5(change: float, se: float, n_models: int) -> tuple[str, list[float]]:
     """Fig. 5: the 95% interval over chapters of the gap's change with position above 0,
     held back (inconclusive) below ``MIN_SEEDS`` models per architecture."""
-    ci = [change - Z95 * se, change + Z95 * se]
+    ci = normal_ci(change, se)
     return (decide(ci, 0.0, claim_above=True) if n_models >= MIN_SEEDS else "inconclusive"), ci
 
 
@@ -408,7 +402,7 @@ def _untrained(r: dict[str, Any], models: list[str]) -> str:
 
 def _seeds_needed(n: int, tests: list[tuple[float, float]]) -> int:
     """Seeds at which every (standard error over ``n`` seeds, effect) of ``tests`` would be
-    resolved (:func:`seqmi.stats.needed_samples`)."""
+    resolved (:func:`seqmi.stats.power.needed_samples`)."""
     return max(needed_samples(n, se, abs(effect)) for se, effect in tests)
 
 
@@ -482,8 +476,7 @@ def _fig4_claims(r: dict[str, Any]) -> list[Claim]:
         rho_v, rho_scale = "inconclusive", scale + f"; {untrained_ssm}; " + would_decide(training)
     elif rho_v == "inconclusive":
         target = min(max(rho, CLEAR_COLLAPSE), 0.99) if math.isfinite(rho) else CLEAR_COLLAPSE
-        need = max(MIN_COLLAPSE_RUNS,
-                   3 + math.ceil((Z95 * 1.03 / (math.atanh(target) - math.atanh(COLLAPSE_RHO))) ** 2))
+        need = max(MIN_COLLAPSE_RUNS, spearman_pairs_needed(target, COLLAPSE_RHO, se_factor=COLLAPSE_SE_FACTOR))
         rho_scale += "; " + would_decide(f"≈ {need} trained Mamba runs (sizes × lengths × seeds) for a collapse "
                                          f"with ρ = {target:.2f} to show above {COLLAPSE_RHO}")
     sds = [float(np.std(a[k], ddof=1)) if a[k].size > 1 else 0.0 for k in ("tf_ratio", "ssm_ratio")]

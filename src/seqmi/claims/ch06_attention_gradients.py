@@ -10,7 +10,7 @@ inconclusive, with that need as its scale. Fig. 3
 :func:`~seqmi.experiments.ch06_records.fig3_contrasts`) and Table 4 are decided by
 Student-t intervals over seeds, Fig. 3 only over models past the Denoise plateau; a
 decisive run's seeds are fresh ones, as many as a pilot's spread asks for
-(:func:`seqmi.stats.seeds_to_decide`), and its rules name them
+(:func:`seqmi.stats.power.seeds_to_decide`), and its rules name them
 (:func:`~seqmi.experiments.ch06_records.seed_range`). Table 4's DoorKey and RedBlueDoors
 rows compare RelLSTM with MemLSTM over seeds, by two one-sided tests at the book's margin
 where the paper reports equal rewards; Table 5's RelLSTM column and Fig. 4 at a longer
@@ -814,7 +814,7 @@ def _rl_power(test: str, effect: float, sds: Sequence[float], n: int, level: flo
     """Power of a transfer row at ``n`` seeds per kind, the kinds' sds ``sds``, MemLSTM at ``level``.
 
     ``"above"``: against the paper's ``effect`` (noncentral t); ``"match"``: against equal
-    rewards (:func:`seqmi.stats.equivalence_power`, Welch's degrees of freedom at equal
+    rewards (:func:`seqmi.stats.equivalence.equivalence_power`, Welch's degrees of freedom at equal
     spreads, MemLSTM's mean taken as exact).
     """
     if test == "above":

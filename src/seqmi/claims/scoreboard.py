@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from seqmi.claims import UNHASHED, VERDICTS, check_record, design_text
-from seqmi.report import RECORDED_PROFILES, stale_parameters
+from seqmi.profiles import RECORDED_PROFILES
+from seqmi.report import stale_parameters
 PAPERS = {"shen2019": "Shen 2019", "chen2025": "Chen et al. 2025 (L2M)", "kerg2020": "Kerg et al. 2020",
           "nandakumar": "Nandakumar et al.", "primer": "closed forms (primer)", "book": "this book"}
 # the claims table's paper column: one word each, so that the table fits a laptop's column

@@ -34,7 +34,7 @@ from seqmi.data.text import KJV_CHAPTERS, CharVocab, Document, join
 from seqmi.device import DeviceLike, check_device
 from seqmi.l2m import history_state_size, linear_state_excess
 from seqmi.models.gaussian_lm import GaussianSequenceModel
-from seqmi.recipes.gaussian_tokens import SAMPLERS, evaluate_kl, train_gaussian
+from seqmi.recipes.gaussian_tokens import SAMPLERS, evaluate_kl, train_gaussian, train_gaussian_family
 from seqmi.models.lm import TransformerLM
 from seqmi.models.mamba import MambaLM
 from seqmi.progress import progress_bar
@@ -250,13 +250,29 @@ def l2m_points(l2m_lengths: Sequence[int], model_widths: Sequence[int], n_heads:
     return list(itertools.product(("transformer", "mamba"), model_widths, l2m_lengths, range(l2m_replicates)))
 
 
-def gaussian_point(point: tuple[str, int, int, int], checkpoint_dir: str | None,
-                   settings: GaussianSettings) -> dict[str, Any]:
-    """Train one model on the sub-volume Gaussian and measure its position-wise KL.
+def replicate_group(point: tuple[str, int, int, int]) -> tuple[str, int, int]:
+    """The model of a Fig. 4 point, ``(backbone, width, L)``: its replicates train together.
+
+    The ``group`` of :func:`seqmi.sweep.run_sweep` for
+    :func:`seqmi.experiments.ch04_bipartite_mi_l2m.gaussian_points`.
+    """
+    return point[:3]
+
+
+def gaussian_points(points: Sequence[tuple[str, int, int, int]], checkpoint_dir: str | None,
+                    settings: GaussianSettings) -> list[dict[str, Any]]:
+    """Train replicates of one model on the sub-volume Gaussian together, and measure each one's position-wise KL.
+
+    The models train as one :func:`seqmi.recipes.gaussian_tokens.train_gaussian_family`,
+    each with its own initialisation and samples: on the CPU each point's record is bit
+    for bit the one it has alone; on CUDA the Transformers' losses are one stacked
+    computation and agree with it to float32 rounding.
 
     Parameters
     ----------
-    point : (backbone, width, L, replicate)
+    points : sequence of (backbone, width, L, replicate)
+        Replicates of one model (one :func:`seqmi.experiments.ch04_bipartite_mi_l2m.replicate_group`), e.g. the tuples
+        :func:`seqmi.sweep.run_sweep` passes with ``group=replicate_group``:
         ``backbone`` in ``{"transformer", "mamba"}``; ``L`` a power of 4; ``replicate``
         numbers independent runs (initialisation and data) of the same model.
     checkpoint_dir : str or None
@@ -266,30 +282,47 @@ def gaussian_point(point: tuple[str, int, int, int], checkpoint_dir: str | None,
 
     Returns
     -------
-    dict
-        ``position_kl`` (list, nats per coordinate), ``average_kl``, ``final_train_loss``
-        (mean of the last 10 updates), ``state_size`` (``dim(z_(L/2))``), ``n_params``,
-        ``bipartite_mi`` (exact, nats), ``device`` (where it ran).
+    list of dict
+        For each point, in order: ``position_kl`` (list, nats per coordinate),
+        ``average_kl``, ``final_train_loss`` (mean of the last 10 updates),
+        ``state_size`` (``dim(z_(L/2))``), ``n_params``, ``bipartite_mi`` (exact, nats),
+        ``device`` (where it ran).
+
+    Raises
+    ------
+    ValueError
+        If ``points`` is empty or holds points of more than one model.
     """
-    backbone, width, length, rep = point
+    if not points or len({replicate_group(point) for point in points}) != 1:
+        raise ValueError("points trained together must be one or more replicates of one (backbone, width, L), "
+                         f"got {list(points)!r}")
+    backbone, width, length, _ = points[0]
     dist = SubvolumeGaussian(round(math.log(length, 4)), copies=settings.token_dim)
-    torch.manual_seed(child_seed(settings.seed, "l2m-init", backbone, width, length, rep))
-    model = GaussianSequenceModel(backbone, settings.token_dim, width, settings.layers, settings.heads,
-                                  settings.max_len, settings.d_state)
-    losses = train_gaussian(model, dist, settings.steps, settings.batch, settings.lr, settings.warmup,
-                            device=settings.device, seed=child_seed(settings.seed, "l2m-train", length, rep),
-                            progress=False, checkpoint_dir=checkpoint_dir, budget=current_budget(),
-                            sampler=settings.sampler)
+    models = []
+    for *_, rep in points:
+        torch.manual_seed(child_seed(settings.seed, "l2m-init", backbone, width, length, rep))
+        models.append(GaussianSequenceModel(backbone, settings.token_dim, width, settings.layers, settings.heads,
+                                            settings.max_len, settings.d_state))
+    losses = train_gaussian_family(models, [child_seed(settings.seed, "l2m-train", length, rep) for *_, rep in points],
+                                   dist, settings.steps, settings.batch, settings.lr, settings.warmup,
+                                   device=settings.device, progress=False, checkpoint_dir=checkpoint_dir,
+                                   budget=current_budget(), sampler=settings.sampler)
+    return [_l2m_record(model, dist, loss, settings) for model, loss in zip(models, losses)]
+
+
+def _l2m_record(model: GaussianSequenceModel, dist: SubvolumeGaussian, losses: NDArray[np.float64],
+                settings: GaussianSettings) -> dict[str, Any]:
+    """One trained Fig. 4 model's record (:func:`seqmi.experiments.ch04_bipartite_mi_l2m.gaussian_points`)."""
     kl = evaluate_kl(model, dist, settings.n_eval, settings.batch, device=settings.device,
-                     seed=child_seed(settings.seed, "l2m-eval", length), sampler=settings.sampler)
+                     seed=child_seed(settings.seed, "l2m-eval", dist.length), sampler=settings.sampler)
     return {"position_kl": kl.tolist(), "average_kl": float(kl.mean()), "final_train_loss": float(losses[-10:].mean()),
-            "state_size": history_state_size(model, length // 2), "n_params": sum(p.numel() for p in model.parameters()),
-            "bipartite_mi": dist.bipartite_mi(),
+            "state_size": history_state_size(model, dist.length // 2),
+            "n_params": sum(p.numel() for p in model.parameters()), "bipartite_mi": dist.bipartite_mi(),
             "device": str(next(model.parameters()).device)}
 
 
 def pool_replicates(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """One model's replicates (records of :func:`gaussian_point`) pooled into one record.
+    """One model's replicates (records of :func:`seqmi.experiments.ch04_bipartite_mi_l2m.gaussian_points`) pooled.
 
     ``position_kl`` and ``average_kl`` become means over the replicates (an array and a
     float), ``average_kl_replicates`` and ``position_kl_replicates`` keep each one; the

@@ -1,6 +1,5 @@
-"""Growth and decay forms (seqmi.stats): power law against logarithmic growth and exponential decay."""
-
-import math
+"""How a curve grows (seqmi.stats.growth): power law against logarithmic growth, its power, log-log
+slopes, and the late/early ratio of a KL profile."""
 
 import numpy as np
 import pytest
@@ -54,25 +53,9 @@ def test_log_slope_scales_its_error_by_birge_ratio_only_upward():
         stats.log_slope(L, -L, np.ones(5))
 
 
-def test_log_ratio_ci_never_pairs_groups_and_widens_with_few_seeds():
-    est, ci = stats.log_ratio_ci([2.0, 2.2, 1.8], [1.0, 1.1, 0.9])
-    assert est == pytest.approx(math.log(2)) and 0 < ci[0] < est < ci[1]
-    # the same values in another order give the same interval: the seeds are not paired
-    assert stats.log_ratio_ci([1.8, 2.0, 2.2], [1.1, 0.9, 1.0])[1] == pytest.approx(ci)
-    d_est, d_ci = stats.log_ratio_ci([2.0, 2.2, 1.8], [1.0, 1.1, 0.9], [1.0, 1.1, 0.9], [1.0, 1.1, 0.9])
-    assert d_est == pytest.approx(math.log(2)) and d_ci[1] - d_ci[0] > ci[1] - ci[0]
-    assert stats.log_ratio_ci([2.0], [1.0])[1] == [-math.inf, math.inf]
-    with pytest.raises(ValueError):
-        stats.log_ratio_ci([2.0, -1.0], [1.0, 1.0])
-
-
-def test_decay_form_tells_a_power_law_from_an_exponential_under_a_bias_floor():
-    d = np.arange(1, 201)
-    wiggle = 1 + 0.03 * np.sin(1.7 * d)
-    power = stats.decay_form(0.1 * d**-1.3 * wiggle + 1e-4, 4)
-    assert power.ci[0] > 0 and power.alpha == pytest.approx(1.3, abs=0.1) and power.offset > 0
-    expo = stats.decay_form(0.1 * np.exp(-d / 25) * wiggle + 1e-4, 4)
-    assert expo.ci[1] < 0 and expo.xi == pytest.approx(25, rel=0.1)
-    # the fit stops at the first estimate that is not positive
-    with pytest.raises(ValueError):
-        stats.decay_form(np.concatenate([0.1 * d[:20] ** -1.0, [-1e-5], d[21:] * 0 + 1e-4]), 4)
+def test_late_early_ratio_compares_the_last_quarter_with_the_second():
+    curve = np.concatenate([np.full(4, 9.0), np.full(4, 1.0), np.full(4, 5.0), np.full(4, 2.0)])
+    assert stats.late_early_ratio(curve) == 2.0  # the first quarter, the prior's, is left out
+    np.testing.assert_array_equal(stats.late_early_ratio(np.stack([curve, 2 * curve])), [2.0, 2.0])
+    with pytest.raises(ValueError, match="at least 4 positions"):
+        stats.late_early_ratio(np.ones(3))

@@ -1,4 +1,5 @@
-"""Training loop: learning, schedules, early stopping, restarts, exact resume, log."""
+"""Language models trained by train/train_family: learning, early stopping, restarts, exact resume, log,
+and the loop before it was one, followed bit for bit."""
 
 import json
 import math
@@ -9,8 +10,7 @@ import torch
 
 from seqmi.convergence import converged
 from seqmi.models.lm import RNNLM, TransformerLM
-from seqmi.train import (Sequences, Stream, TrainConfig, evaluate, init_seed, lr_factor, order_rng,
-                         train)
+from seqmi.train import Sequences, Stream, TrainConfig, evaluate, init_seed, lr_factor, order_rng, train
 
 
 def copy_task(n, length, seed):
@@ -94,15 +94,6 @@ def test_early_stopping_after_patience_epochs():
     assert result.epochs[0] <= 1 + 2 + 1
 
 
-def test_lr_schedule_warmup_then_cosine_to_minimum():
-    config = TrainConfig(schedule="cosine", warmup_steps=10, min_lr_ratio=1 / 32)
-    assert lr_factor(0, 110, config) == pytest.approx(0.1)
-    assert lr_factor(9, 110, config) == pytest.approx(1.0)
-    assert lr_factor(60, 110, config) == pytest.approx((1 + 1 / 32) / 2)
-    assert lr_factor(110, 110, config) == pytest.approx(1 / 32)
-    assert lr_factor(50, 110, TrainConfig(schedule="constant")) == 1.0
-
-
 def test_stream_training_with_truncated_bptt():
     stream = copy_task(1, 3000, 0)[0]
     data = Stream(stream[:2400], stream[2400:], bptt=20, reset_prob=0.01)
@@ -122,15 +113,6 @@ def test_stream_needs_a_recurrent_model():
     data = Stream(np.zeros(500, dtype=int), np.zeros(200, dtype=int), bptt=10)
     with pytest.raises(ValueError, match="recurrent"):
         train(lambda: TransformerLM(2, 8, 1, heads=2, max_len=16), data, TrainConfig(), progress=False)
-
-
-def test_config_is_validated():
-    with pytest.raises(ValueError, match="optimizer"):
-        TrainConfig(optimizer="lbfgs")
-    with pytest.raises(ValueError, match="plateau_factor"):
-        TrainConfig(schedule="plateau", plateau_factor=0.5)
-    with pytest.raises(ValueError, match="lr"):
-        TrainConfig(lr=0.0)
 
 
 def test_truncated_bptt_run_resumes_exactly(tmp_path):
@@ -177,7 +159,8 @@ def reference_train(make_model, data, config):
     (one member), as `train` does since such models train in families."""
     from seqmi.family import RecurrentFamily, family_key
     from seqmi.train import sequence_loss
-    from seqmi.train import _make_optimizer, _steps_per_epoch, _tracks
+    from seqmi.train.config import make_optimizer
+    from seqmi.train.data import steps_per_epoch, stream_tracks
 
     device = torch.device("cpu")
     key = family_key(make_model(), isinstance(data, Sequences), device)
@@ -192,12 +175,12 @@ def reference_train(make_model, data, config):
     else:
         from seqmi.train import evaluate
     make_model()  # the old loop built a probe model first
-    total_steps = _steps_per_epoch(data, config.batch_size) * config.max_epochs
+    total_steps = steps_per_epoch(data, config.batch_size) * config.max_epochs
     finished, history = [], []
     for restart in range(config.restarts):
         torch.manual_seed(init_seed(config, restart))
         model = make_model()
-        opt = _make_optimizer(model, config)
+        opt = make_optimizer(model, config)
         cuts = [0]
         sched = torch.optim.lr_scheduler.LambdaLR(
             opt, lambda s: lr_factor(s, total_steps, config) / config.plateau_factor ** cuts[0])
@@ -219,7 +202,7 @@ def reference_train(make_model, data, config):
                 for start in range(0, len(order), config.batch_size):
                     step(sequence_loss(model, rows[order[start: start + config.batch_size]]))
             else:
-                tracks = _tracks(data.train, config.batch_size)
+                tracks = stream_tracks(data.train, config.batch_size)
                 carried = None
                 for start in range(int(rng.integers(data.bptt)), tracks.shape[1] - data.bptt - 1, data.bptt):
                     chunk = tracks[:, start: start + data.bptt + 1]
@@ -283,48 +266,6 @@ def test_stop_rules_target_and_time_budget():
     config = TrainConfig(max_epochs=5, restarts=1, time_budget_s=1e-9)
     result = train(make_lstm, DATA, config, progress=False)
     assert result.epochs == [1] and len(result.step_losses) == 1 and result.eval_steps.tolist() == [1]
-
-
-class AutocastSpy(TransformerLM):
-    """A Transformer that records, per forward pass, whether it trains and whether bf16 autocast is on."""
-
-    def __init__(self):
-        super().__init__(2, width=8, depth=1, heads=2, max_len=25)
-        self.seen = []
-
-    def forward(self, tokens):
-        self.seen.append((self.training, torch.is_autocast_enabled("cpu")))
-        return super().forward(tokens)
-
-
-def test_validation_runs_in_float32_under_bf16_training():
-    from seqmi.train import Member, fit, language_model_task
-
-    config = TrainConfig(optimizer="adam", lr=0.003, batch_size=32, max_epochs=1, restarts=1)
-    task = language_model_task(DATA, config.batch_size)
-    model = AutocastSpy()
-    fit([Member(model, config, order_rng(config, 0), task)], task, amp=True, progress=False)
-    assert {autocast for training, autocast in model.seen if training} == {True}
-    assert {autocast for training, autocast in model.seen if not training} == {False}
-
-
-def test_checkpoint_keeps_the_cuda_generators_when_cuda_is_available(tmp_path, fake_cuda_generators):
-    from seqmi.train import CHECKPOINT_FILE
-
-    restored = fake_cuda_generators([torch.arange(8, dtype=torch.uint8)])
-    config = TrainConfig(lr=0.01, batch_size=16, max_epochs=3, restarts=1, seed=3)
-
-    def stop(record):
-        if record["epoch"] == 1:
-            raise Interrupt
-
-    with pytest.raises(Interrupt):
-        train(make_lstm, DATA, config, device="cpu", checkpoint_dir=tmp_path, progress=False, on_epoch_end=stop)
-    saved = torch.load(tmp_path / CHECKPOINT_FILE, weights_only=False)
-    assert [s.tolist() for s in saved["cuda_rng"]] == [list(range(8))]
-    assert saved["torch_rng"].dtype == torch.uint8
-    train(make_lstm, DATA, config, device="cpu", checkpoint_dir=tmp_path, progress=False)
-    assert [[s.tolist() for s in r] for r in restored] == [[list(range(8))]]
 
 
 def test_converged_asks_for_early_stopping_or_a_stalled_metric():

@@ -1,5 +1,6 @@
-"""The power of the book's interval rules: Wilson intervals of proportions and Student-t or
-Welch intervals over seeds, against simulation and known values."""
+"""Sample sizes and powers (seqmi.stats.power): the power of Wilson intervals of proportions and of
+Student-t or Welch intervals over seeds against simulation and known values, and the sizes that
+would resolve an effect."""
 
 import numpy as np
 import pytest
@@ -61,3 +62,29 @@ def test_t_power_at_no_effect_is_the_size():
 def test_t_power_rejects_what_is_not_one_or_two_groups_of_seeds(sds, n):
     with pytest.raises(ValueError, match="t_power needs"):
         stats.t_power(1.0, sds, n)
+
+
+def test_needed_for_interval_scales_the_half_width_as_one_over_root_n():
+    # a half-width of 0.5 at 10 seeds falls below an effect of 0.25 at 4 times as many
+    assert stats.needed_for_interval(10, 0.5, 0.25) == 40
+    assert stats.needed_for_interval(10, 0.1, 0.25) == 11  # already resolved: one more
+    assert stats.needed_for_interval(10, float("inf"), 0.25) == 11
+    assert stats.needed_for_interval(10, 0.5, 0.0) == 1000  # no effect: no affordable size
+
+
+def test_needed_samples_resolves_the_effect_at_its_level():
+    n = stats.needed_samples(10, 0.2, 0.1)
+    assert stats.Z95 * 0.2 * (10 / n) ** 0.5 <= 0.1 < stats.Z95 * 0.2 * (10 / (n - 1)) ** 0.5
+    assert stats.needed_samples(10, 0.0, 0.1) == stats.needed_samples(10, 0.2, -0.1) == 11
+
+
+def test_seeds_to_decide_is_the_fewest_seeds_whose_interval_leaves_the_threshold_out():
+    from scipy import stats as scipy_stats
+
+    pilot = np.array([0.3, 1.1, 0.2, 0.9])
+    n = stats.seeds_to_decide(pilot)
+    half = [scipy_stats.t.ppf(0.975, m - 1) * pilot.std(ddof=1) / m**0.5 for m in (n, n - 1)]
+    assert half[0] < pilot.mean() <= half[1]
+    assert stats.seeds_to_decide([1.0, 1.0]) == 2 and stats.seeds_to_decide([-1.0, 1.0]) is None
+    with pytest.raises(ValueError, match="one or two groups of at least two values"):
+        stats.seeds_to_decide([1.0])
