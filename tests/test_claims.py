@@ -907,3 +907,18 @@ def test_a_rules_hash_follows_its_code_not_its_docstrings_or_comments():
     assert claims.source_rule_hash(base) != claims.source_rule_hash(edited)
     assert claims.rule_hash("00_mutual_information") == claims.source_rule_hash(
         (Path(claims.__file__).parent / "ch00_mutual_information.py").read_text())
+
+
+def test_a_rule_package_is_hashed_whole(tmp_path, monkeypatch):
+    """Every module of a rule package counts; its docstrings and comments do not."""
+    package = tmp_path / "rulepkg_hash"
+    package.mkdir()
+    (package / "__init__.py").write_text('"""Rules."""\nfrom rulepkg_hash._one import rules\n')
+    (package / "_one.py").write_text("def rules(r):\n    return r['x'] > 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(claims, "module_name", lambda chapter: "rulepkg_hash")
+    first = claims.rule_hash("99_any")
+    (package / "_one.py").write_text("def rules(r):\n    # why: a comment\n    return r['x'] > 1\n")
+    assert claims.rule_hash("99_any") == first
+    (package / "_one.py").write_text("def rules(r):\n    return r['x'] > 2\n")
+    assert claims.rule_hash("99_any") != first

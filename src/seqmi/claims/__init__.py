@@ -303,14 +303,21 @@ UNHASHED = "unrecorded"
 
 
 def rule_hash(chapter: str) -> str:
-    """A short hash of ``chapter``'s rule module: it changes whenever a rule's code is edited.
+    """A short hash of ``chapter``'s rules: it changes whenever a rule's code is edited.
 
-    A recording stores the hash its numbers were first decided with (``data_rule_hash``)
+    The rules are the chapter's rule module, or every module of its rule package (a
+    module's code moved within the package changes the hash too). A recording stores the hash its numbers were first decided with (``data_rule_hash``)
     and the one its stored verdicts come from (``rule_hash``): where they differ, a rule
     changed after the data were seen, and the scoreboard says so.
     """
     module = importlib.import_module(module_name(chapter))
-    return source_rule_hash(Path(str(module.__file__)).read_text())
+    path = Path(str(module.__file__))
+    if not hasattr(module, "__path__"):
+        return source_rule_hash(path.read_text())
+    # a rule package: every module of it, each named by its place in the package
+    parts = [f"{source.relative_to(path.parent).as_posix()}:{source_rule_hash(source.read_text())}"
+             for source in sorted(path.parent.rglob("*.py"))]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:12]
 
 
 def source_rule_hash(source: str) -> str:
