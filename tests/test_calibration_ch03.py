@@ -8,6 +8,7 @@ import pytest
 
 from seqmi.claims import ch03_rnn_transformer_mi as ch03
 from seqmi.claims.calibration import calibrate
+from seqmi.claims.ch03_rnn_transformer_mi._text_range import _params
 
 RECORDED = Path(__file__).parents[1] / "results" / "reference" / "03_rnn_transformer_mi" / "results.json"
 
@@ -57,6 +58,6 @@ def test_the_deep_tail_says_what_decides_it_and_its_cost(recorded):
     epochs = sum(x["epochs"] for x in p["seeds"]) / len(p["seeds"])
     sampling = s["text_generate"] / (sum(x["sample_s"] for x in p["seeds"]) / len(p["seeds"]))
     work = 6 * p["params"] + 12 * 128 * 128  # one layer of width 128 reading 128 characters
-    seconds = sum(3 * (6 * ch03._params(128, d, 63) + 12 * d * 128 * 512) / work
+    seconds = sum(3 * (6 * _params(128, d, 63) + 12 * d * 128 * 512) / work
                   * (epochs * s["text_train_chars"] / p["tokens_per_s"] + chars / sampling) for d in (3, 5))
     assert f"cost ≈ {seconds / 3600:.1f} core-hours" in claim.scale

@@ -10,6 +10,9 @@ import numpy as np
 import pytest
 
 from seqmi.claims import ch03_rnn_transformer_mi as ch03
+from seqmi.claims.ch03_rnn_transformer_mi._shared import _converged, _shapes
+from seqmi.claims.ch03_rnn_transformer_mi._text import _lag_gaps
+from seqmi.claims.ch03_rnn_transformer_mi._text_range import _params, _tail_forms, _vocab, _xi_se
 
 CHAPTER = "03_rnn_transformer_mi"
 book = pytest.mark.book
@@ -212,9 +215,9 @@ def test_lstm_exponential_at_the_widths_the_paper_names():
 
 def test_recorded_models_by_kind():
     points = {"lstm_w8_d1": {}, "lstm_w8_d3": {}, "word_lstm_w64_d1": {}, "transformer_w16_d2": {}}
-    assert ch03._shapes(points, "lstm") == [(8, 1), (8, 3)]
-    assert ch03._shapes(points, "word_lstm") == [(64, 1)]
-    assert ch03._shapes(points, "transformer") == [(16, 2)]
+    assert _shapes(points, "lstm") == [(8, 1), (8, 3)]
+    assert _shapes(points, "word_lstm") == [(64, 1)]
+    assert _shapes(points, "transformer") == [(16, 2)]
 
 
 def test_transformer_beyond_every_lstm():
@@ -242,7 +245,7 @@ def test_mid_range_is_a_non_inferiority():
     # a reference as loose as one same-size sample's regression interval (27%) leaves it open
     verdict, [(change, ci)] = ch03.decide_mid_range([_around(3.8, 0.05)], 3.8, 1.0, [False])
     assert verdict == "inconclusive" and ci[0] < -0.1 < ci[1] and abs(change) < 1e-12
-    assert ch03._xi_se({"xi": 4.0, "xi_ci": [2.0, math.inf]}) == pytest.approx(16 * 0.5 / (2 * 1.959963984540054))
+    assert _xi_se({"xi": 4.0, "xi_ci": [2.0, math.inf]}) == pytest.approx(16 * 0.5 / (2 * 1.959963984540054))
 
 
 def test_power_law_tail_of_deep_transformers():
@@ -255,7 +258,7 @@ def test_power_law_tail_of_deep_transformers():
     seeds = [{"mi": (0.3 * tau**-0.6 * wiggle + 1e-4).tolist()},
              {"mi": (0.3 * np.exp(-tau / 80) * wiggle + 1e-4).tolist()},
              {"mi": [0.1] * 40 + [-1e-4] * 560}]  # too few positive lags past τ = 50
-    forms = ch03._tail_forms({"seeds": seeds})
+    forms = _tail_forms({"seeds": seeds})
     assert forms[0] < 0 < forms[1] and math.isnan(forms[2])
 
 
@@ -265,8 +268,8 @@ def test_transformer_parameters_as_the_model_counts_them():
     for vocab, width, depth in ((63, 64, 2), (63, 128, 5), (40, 16, 3)):
         model = TransformerLM(vocab, width, depth, heads=8, max_len=32)
         count = sum(p.numel() for p in model.parameters())
-        assert ch03._params(width, depth, vocab) == count
-        assert ch03._vocab(count, width, depth) == pytest.approx(vocab)
+        assert _params(width, depth, vocab) == count
+        assert _vocab(count, width, depth) == pytest.approx(vocab)
 
 
 def test_saturation_growth_plateau_and_collapse():
@@ -378,12 +381,12 @@ def test_lag_gaps_are_the_chapters_curve_gap():
     r = {"corpus_small_mi": ref.tolist(), "text_points": {"lstm_w64_d1": {"seeds": [{"mi": mi.tolist()}]}}}
     for lags in ((1, 10), (1, 50), (10, 50)):
         keep = (tau >= lags[0]) & (tau <= lags[1])
-        assert ch03._lag_gaps(r, "lstm 64×1", lags)[0] == pytest.approx(curve_gap(mi, ref, keep), rel=1e-12)
+        assert _lag_gaps(r, "lstm 64×1", lags)[0] == pytest.approx(curve_gap(mi, ref, keep), rel=1e-12)
 
 
 def test_binary_comparisons_ask_for_the_fine_convergence_criterion():
     still = {"val_history": [0.5300, 0.5280, 0.5270, 0.5262, 0.5258, 0.5255], "stopped": "epochs", "converged": True}
-    assert ch03._converged(still, fine=False) and not ch03._converged(still, fine=True)
+    assert _converged(still, fine=False) and not _converged(still, fine=True)
     flat = {**still, "val_history": [0.53, 0.526, 0.5255, 0.5255, 0.5255, 0.5255, 0.5255, 0.52549]}
-    assert ch03._converged(flat, fine=True)
-    assert ch03._converged({**still, "stopped": "patience"}, fine=True)
+    assert _converged(flat, fine=True)
+    assert _converged({**still, "stopped": "patience"}, fine=True)

@@ -296,7 +296,7 @@ def _state_results(d_exponent: float, dims_excess: dict[str, list[float]]) -> di
 
 
 def test_exact_state_claims_fail_when_the_numbers_do_not_follow_l_beta():
-    from seqmi.claims.ch04_bipartite_mi_l2m import _state_claims
+    from seqmi.claims.ch04_bipartite_mi_l2m._gaussian import _state_claims
 
     good = {c.id: c.verdict for c in _state_claims(_state_results(0.792, {"4": [1.5, 7.1, 24.2]}))}
     assert set(good.values()) == {"reproduced"}

@@ -179,10 +179,10 @@ def test_fig3_sweep_keeps_every_seed(book_run, res):
     fig3 = by_id(book_run.claims(CHAPTER), "kerg2020.fig3.rho-destabilises")
     decays = gradient_decays(res["gradient_profiles"], run["length"])
     # the value is ρ = 3's mean margin over the seeds whose models all left the plateau (none: no value)
-    from seqmi.claims import ch06_attention_gradients as ch06
+    from seqmi.claims.ch06_attention_gradients._fig3 import _past_plateau
 
     recall = {k: np.atleast_1d(np.asarray(v, dtype=float)) for k, v in res["gradient_accuracy"].items()}
-    entered = fig3_contrasts(decays)["rho3_margin"][ch06._past_plateau(recall, n)["rho3_margin"]]
+    entered = fig3_contrasts(decays)["rho3_margin"][_past_plateau(recall, n)["rho3_margin"]]
     assert fig3["value"] == (pytest.approx(float(entered.mean())) if entered.size else None)
     assert f"seeds {run['first_seed']}–{run['first_seed'] + n - 1}" in fig3["rule"]
 

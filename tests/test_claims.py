@@ -15,6 +15,12 @@ from seqmi.claims import ch02_binary_sequences as ch02
 from seqmi.claims import ch04_bipartite_mi_l2m as ch04
 from seqmi.claims import ch05_ngram_ssm as ch05
 from seqmi.claims import ch06_attention_gradients as ch06
+from seqmi.claims.ch04_bipartite_mi_l2m._decisions import (_decide_collapse, _decide_decay, _decide_excess_growth,
+                                                           _decide_exponent_gaps, _decide_flat, _decide_growth,
+                                                           _decide_length_growth)
+from seqmi.claims.ch04_bipartite_mi_l2m._text import _generated_claim, _two_point_claim
+from seqmi.claims.ch04_bipartite_mi_l2m._trained import _fig5_claim, _seeds_needed
+from seqmi.claims.ch06_attention_gradients._common import _decide_recall, _more_symbols
 
 
 DESIGN = claims.Design("gain", "no gain", "Welch interval", "seeds", "0.8 against 0.1")
@@ -442,7 +448,7 @@ def _curve(values, se) -> tuple:
     (3 * LENGTHS ** 0.5 + 1, 30.0, "inconclusive"),  # noise that hides the form
 ])
 def test_ch04_growth_rule_tells_power_laws_from_logarithmic_growth(values, se, verdict):
-    got, prof = ch04._decide_growth(_curve(values, se))
+    got, prof = _decide_growth(_curve(values, se))
     assert got == verdict and prof is not None
 
 
@@ -452,34 +458,34 @@ def test_ch04_growth_rule_never_reproduces_the_exact_logarithmic_family():
     L = np.array([16.0, 64, 256, 1024, 4096])
     exact = np.array([0.3553890, 0.4061010, 0.4560253, 0.5059358, 0.5558829])
     for se in (1e-4, 1e-3, 1e-2):
-        assert ch04._decide_growth((L, exact, np.full(5, se)))[0] == "inconclusive"
+        assert _decide_growth((L, exact, np.full(5, se)))[0] == "inconclusive"
     # too few lengths or an error that is not finite: no profile
-    assert ch04._decide_growth((L[:3], exact[:3], np.full(3, 0.01))) == ("inconclusive", None)
-    assert ch04._decide_growth((L, exact, np.array([0.01] * 4 + [np.nan]))) == ("inconclusive", None)
+    assert _decide_growth((L[:3], exact[:3], np.full(3, 0.01))) == ("inconclusive", None)
+    assert _decide_growth((L, exact, np.array([0.01] * 4 + [np.nan]))) == ("inconclusive", None)
 
 
 @pytest.mark.parametrize("gap, se, verdict", [(0.2, 0.01, "reproduced"), (-0.2, 0.01, "not reproduced"),
                                               (0.02, 0.5, "inconclusive")])
 def test_ch04_exponent_gap_is_decided_on_the_difference(gap, se, verdict):
     hi, lo = 2 * LENGTHS ** (0.5 + gap), 2 * LENGTHS ** 0.5
-    got, [(value, ci)] = ch04._decide_exponent_gaps([(_curve(hi, se * 2), _curve(lo, se * 2))])
+    got, [(value, ci)] = _decide_exponent_gaps([(_curve(hi, se * 2), _curve(lo, se * 2))])
     assert got == verdict and value == pytest.approx(gap, abs=1e-9) and ci[0] < value < ci[1]
-    assert ch04._decide_exponent_gaps([(_curve(-hi, 0.1), _curve(lo, 0.1))])[0] == "inconclusive"  # no log slope
+    assert _decide_exponent_gaps([(_curve(-hi, 0.1), _curve(lo, 0.1))])[0] == "inconclusive"  # no log slope
 
 
 def test_ch04_decay_rule_is_one_rule_for_l2m_and_shen():
     d = np.arange(1, 201)
     wiggle = 1 + 0.03 * np.sin(1.7 * d)
     power, expo = 0.1 * d ** -1.2 * wiggle + 5e-5, 0.1 * np.exp(-d / 15) * wiggle + 5e-5
-    assert ch04._decide_decay(power, 4)[0] == "reproduced"
-    assert ch04._decide_decay(expo, 4)[0] == "not reproduced"
-    assert ch04._decide_decay(power[:20], 4) == ("inconclusive", None)  # 17 distances: too few
+    assert _decide_decay(power, 4)[0] == "reproduced"
+    assert _decide_decay(expo, 4)[0] == "not reproduced"
+    assert _decide_decay(power[:20], 4) == ("inconclusive", None)  # 17 distances: too few
     # the KJV rule and the generated-text rule decide the same curve alike
     for curve, verdict in ((power, "reproduced"), (expo, "not reproduced")):
         tp = {"lags": list(d), "mi": list(curve), "alpha": 1.2, "alpha_ci": [1.1, 1.3], "offset": 5e-5,
               "r2": 0.85, "min_lag": 4, "chars": 1000}
-        kjv = ch04._two_point_claim({"profile": "reference", "text_two_point": tp})
-        shen = ch04._generated_claim({"profile": "reference", "text_two_point": tp, "sample_chars": 1000,
+        kjv = _two_point_claim({"profile": "reference", "text_two_point": tp})
+        shen = _generated_claim({"profile": "reference", "text_two_point": tp, "sample_chars": 1000,
                                       "generated_two_point": {"SmolLM2-135M, T = 1": tp}})
         assert kjv.verdict == shen.verdict == verdict  # an r² below 0.9 decides nothing by itself
         assert kjv.design is not None and kjv.design.h0 == shen.design.h0
@@ -487,28 +493,28 @@ def test_ch04_decay_rule_is_one_rule_for_l2m_and_shen():
 
 def test_ch04_fig4_decisions_over_seeds():
     flat, steep = np.array([1.0, 1.02, 0.98]), np.array([1.5, 1.55, 1.45])
-    assert ch04._decide_flat(flat, steep, 1.25)[0] == "reproduced"
-    assert ch04._decide_flat(flat, flat * 0.9, 1.25)[0] == "not reproduced"
-    assert ch04._decide_flat(flat[:2], steep[:2], 1.25)[0] == "inconclusive"  # fewer than MIN_SEEDS
+    assert _decide_flat(flat, steep, 1.25)[0] == "reproduced"
+    assert _decide_flat(flat, flat * 0.9, 1.25)[0] == "not reproduced"
+    assert _decide_flat(flat[:2], steep[:2], 1.25)[0] == "inconclusive"  # fewer than MIN_SEEDS
     lo, hi = np.array([1.0, 1.02, 0.98]), np.array([2.0, 2.05, 1.95])
-    assert ch04._decide_length_growth(hi, lo, lo, lo)[0] == "reproduced"
-    assert ch04._decide_length_growth(lo, hi, lo, lo)[0] == "not reproduced"
-    assert ch04._decide_length_growth(hi, lo, np.array([1.0, 3.0, 1.0]), lo)[0] == "inconclusive"
+    assert _decide_length_growth(hi, lo, lo, lo)[0] == "reproduced"
+    assert _decide_length_growth(lo, hi, lo, lo)[0] == "not reproduced"
+    assert _decide_length_growth(hi, lo, np.array([1.0, 3.0, 1.0]), lo)[0] == "inconclusive"
     # the collapse: a KL that follows I/d across sizes and lengths, or one that follows L alone
     x = np.repeat([0.1, 0.3, 0.5, 1.4], 10)
-    assert ch04._decide_collapse(x, x * (1 + 0.01 * np.sin(np.arange(40))))[0] == "reproduced"
-    assert ch04._decide_collapse(x, np.tile([1.0, 2.0], 20))[0] == "not reproduced"
-    assert ch04._decide_collapse(x[::10], x[::10])[0] == "inconclusive"  # four runs: a perfect ranking is 1 in 24
+    assert _decide_collapse(x, x * (1 + 0.01 * np.sin(np.arange(40))))[0] == "reproduced"
+    assert _decide_collapse(x, np.tile([1.0, 2.0], 20))[0] == "not reproduced"
+    assert _decide_collapse(x[::10], x[::10])[0] == "inconclusive"  # four runs: a perfect ranking is 1 in 24
 
 
 def test_ch04_excess_growth_compares_each_models_own_seeds():
     lo, t = np.array([1.0, 1.02, 0.98]), np.array([2.0, 2.04, 1.96])
     span = math.log(16)
     fast = (lo * 16, lo, t * 4, t)  # the model's KL grows as L, the Transformer's as L^0.5
-    verdict, [(gap, ci)] = ch04._decide_excess_growth([fast], [span])
+    verdict, [(gap, ci)] = _decide_excess_growth([fast], [span])
     assert verdict == "reproduced" and gap == pytest.approx(0.5, abs=1e-9)
-    assert ch04._decide_excess_growth([(t * 4, t, lo * 16, lo)], [span])[0] == "not reproduced"
-    assert ch04._decide_excess_growth([tuple(g[:2] for g in fast)], [span])[0] == "inconclusive"
+    assert _decide_excess_growth([(t * 4, t, lo * 16, lo)], [span])[0] == "not reproduced"
+    assert _decide_excess_growth([tuple(g[:2] for g in fast)], [span])[0] == "inconclusive"
 
 
 @pytest.mark.parametrize("change, verdict", [(0.05, "reproduced"), (-0.05, "not reproduced"),
@@ -517,10 +523,10 @@ def test_ch04_fig5_interval_over_chapters(change, verdict):
     f5 = {"gap_change": change, "gap_change_se": 0.01, "gap_late": 0.1, "n_docs": 100, "n_windows": 400,
           "tf_params": 1000, "ssm_params": 1010, "tf_position_nll": [1.0] * 256, "tf_valid_loss": math.log(2),
           "ssm_valid_loss": 2 * math.log(2), "n_seeds": 3}
-    c = ch04._fig5_claim({"profile": "reference", "settings": {"char_steps": 10}, "figure5": f5})
+    c = _fig5_claim({"profile": "reference", "settings": {"char_steps": 10}, "figure5": f5})
     assert c.verdict == verdict and c.design is not None
     # one trained model per architecture: the interval over chapters alone decides nothing about them
-    one = ch04._fig5_claim({"profile": "reference", "settings": {"char_steps": 10},
+    one = _fig5_claim({"profile": "reference", "settings": {"char_steps": 10},
                             "figure5": {k: v for k, v in f5.items() if k != "n_seeds"}})
     assert one.verdict == "inconclusive" and "models of each (this run: 1)" in one.scale
     assert claims.DECIDES in one.scale and ("held back" in one.scale) == (verdict != "inconclusive")
@@ -569,7 +575,7 @@ def test_ch04_seeds_needed_scale_the_standard_error_not_the_t_interval():
     # scaling the t half-width would ask for
     effect = seeds.mean() - 1.0
     assert stats.standard_error(seeds) == pytest.approx(se)
-    needed = ch04._seeds_needed(3, [(stats.standard_error(seeds), effect)])
+    needed = _seeds_needed(3, [(stats.standard_error(seeds), effect)])
     assert needed == math.ceil(3 * (1.96 * se / effect) ** 2) == 6
 
 
@@ -744,11 +750,11 @@ def test_ch05_lipschitz_window_waits_for_its_premise():
 
 
 def test_ch06_recall_is_decided_by_its_wilson_interval():
-    assert ch06._decide_recall(0.998, 2000)[0] == "reproduced"
-    assert ch06._decide_recall(0.991, 2000)[0] == "inconclusive"  # 99% inside the interval
-    assert ch06._decide_recall(0.0, 2000)[0] == "not reproduced"
+    assert _decide_recall(0.998, 2000)[0] == "reproduced"
+    assert _decide_recall(0.991, 2000)[0] == "inconclusive"  # 99% inside the interval
+    assert _decide_recall(0.0, 2000)[0] == "not reproduced"
     # an inconclusive recall says how many held-out symbols would decide it
-    assert ch06._more_symbols(0.991, 2000).startswith(claims.DECIDES) and "2,000 here" in ch06._more_symbols(0.991, 2000)
+    assert _more_symbols(0.991, 2000).startswith(claims.DECIDES) and "2,000 here" in _more_symbols(0.991, 2000)
 
 
 def _fig4_results(tf_slopes: list[float], ssm_slopes: list[float]) -> dict:
@@ -779,7 +785,7 @@ def test_a_recording_of_the_fig4_section_alone_gets_its_three_claims():
 
 
 def test_fig4_claims_are_decided_over_seeds():
-    from seqmi.claims.ch04_bipartite_mi_l2m import _fig4_claims
+    from seqmi.claims.ch04_bipartite_mi_l2m._trained import _fig4_claims
 
     decided = {c.id: c for c in _fig4_claims(_fig4_results([0.0, 0.02, 0.04], [1.0, 1.1, 1.2]))}
     flat = decided["chen2025.fig4cd.position-kl-flat"]
@@ -801,7 +807,7 @@ def test_collapse_spearman_counts_every_replicate():
 
 
 def test_fig4_claims_need_models_that_beat_the_context_free_kl():
-    from seqmi.claims.ch04_bipartite_mi_l2m import _fig4_claims
+    from seqmi.claims.ch04_bipartite_mi_l2m._trained import _fig4_claims
 
     r = _fig4_results([0.0, 0.02, 0.04], [1.0, 1.1, 1.2])
     # the SSM at L = 64 scores 70% of predicting every token by its marginal: it used too little of its context

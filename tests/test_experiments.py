@@ -13,6 +13,7 @@ import torch
 
 from seqmi.experiments import ch03_rnn_transformer_mi as ch03
 from seqmi.experiments import ch06_attention_gradients as ch06
+from seqmi.experiments.ch03_rnn_transformer_mi import _binary as ch03_binary
 from seqmi.experiments.ch04_bipartite_mi_l2m import (CharLMSettings, GaussianSettings, char_lm, char_windows,
                                                      gaussian_points, matched_mamba_width,
                                                      pool_replicates, replicate_group, train_char_lm)
@@ -386,7 +387,7 @@ def test_a_spent_budget_stops_a_family_that_resumes_to_the_same_record(tmp_path,
     point = ("transformer", (4,), 1, 0)
     whole = ch03.binary_points([point], None, BINARY)[0]
     with monkeypatch.context() as m:
-        m.setattr(ch03, "current_budget", lambda: Budget(1e-9))
+        m.setattr(ch03_binary, "current_budget", lambda: Budget(1e-9))
         with pytest.raises(OutOfTime):
             ch03.binary_points([point], str(tmp_path), BINARY)[0]
     assert (tmp_path / "checkpoint.pt").is_file()

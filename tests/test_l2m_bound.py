@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from seqmi.claims import by_id
-from seqmi.claims.ch04_bipartite_mi_l2m import _bound_claims
+from seqmi.claims.ch04_bipartite_mi_l2m._trained import _bound_claims
 from seqmi.data.subvolume import SubvolumeGaussian
 from seqmi.experiments.ch04_bipartite_mi_l2m import BoundSettings, bound_point
 from seqmi.l2m import history_state_size, linear_state_excess

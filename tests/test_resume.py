@@ -16,6 +16,10 @@ import seqmi.experiments.ch04_bipartite_mi_l2m as ch04
 import seqmi.experiments.ch06_attention_gradients as ch06
 import seqmi.recipes.copy_tasks
 import seqmi.train
+from seqmi.experiments.ch03_rnn_transformer_mi import _binary as ch03_binary
+from seqmi.experiments.ch06_attention_gradients import _copy_tasks as ch06_copy_tasks
+from seqmi.experiments.ch06_attention_gradients import _minigrid as ch06_minigrid
+from seqmi.experiments.ch06_attention_gradients import _transfer as ch06_transfer
 from seqmi.models.lm import RNNLM
 from seqmi.recipes.ppo import PPOConfig
 from seqmi.sweep import Budget, OutOfTime, run_sweep, sweep_key
@@ -102,7 +106,7 @@ def test_ch03_binary_family_resumes_inside_an_epoch(tmp_path, monkeypatch):
     point = ("transformer", (4,), 1, 0)
     whole, = ch03.binary_points([point], None, settings)
     (resumed,), stops = interrupted(lambda: ch03.binary_points([point], str(tmp_path), settings), monkeypatch,
-                                    ch03, 3)
+                                    ch03_binary, 3)
     assert stops >= 1
     assert untimed(resumed) == untimed(whole)
 
@@ -220,12 +224,13 @@ def test_ch06_denoise_and_profile_points_resume(tmp_path, monkeypatch):
     denoise = ch06.DenoiseSettings(hidden=8, length=10, steps=7, eval_every=2, batch=4, lr=1e-2, seed=0)
     profile = ch06.ProfileSettings(hidden=8, length=10, steps=7, batch=4, lr=1e-2, seed=0, n_held_out=4)
     whole, whole_profile = ch06.denoise_point(0, None, denoise), ch06.profile_point((3, 3, 0), None, profile)
-    resumed, stops = interrupted(lambda: ch06.denoise_point(0, str(tmp_path / "d"), denoise), monkeypatch, ch06, 2)
+    resumed, stops = interrupted(lambda: ch06.denoise_point(0, str(tmp_path / "d"), denoise), monkeypatch,
+                                 ch06_copy_tasks, 2)
     assert stops == 2  # after steps 3 and 6 of 7
     assert untimed(resumed) == untimed(whole)
     whole = whole_profile
     resumed, stops = interrupted(lambda: ch06.profile_point((3, 3, 0), str(tmp_path / "p"), profile),
-                                 monkeypatch, ch06, 2)
+                                 monkeypatch, ch06_copy_tasks, 2)
     assert stops == 2
     assert resumed == whole
 
@@ -236,7 +241,7 @@ def test_ch06_minigrid_agent_resumes_between_rollouts(tmp_path, monkeypatch):
                                      eval_episodes=2, seed=0)
     whole = ch06.minigrid_point(("relevancy", 0), None, settings)
     resumed, stops = interrupted(lambda: ch06.minigrid_point(("relevancy", 0), str(tmp_path), settings),
-                                 monkeypatch, ch06, 0)
+                                 monkeypatch, ch06_minigrid, 0)
     assert stops == 2  # after rollouts 1 and 2 of 3
     assert untimed(resumed) == untimed(whole)
 
@@ -309,8 +314,8 @@ def test_keys_name_no_device_and_the_worker_resolves_auto(tmp_path, monkeypatch)
             return torch.device("meta")
         return torch.device("cpu")
 
-    for module in (seqmi.device, ch06, seqmi.recipes.copy_tasks, seqmi.train.loop, seqmi.train.lm,
-                   seqmi.train.families):
+    for module in (seqmi.device, ch06_copy_tasks, ch06_transfer, seqmi.recipes.copy_tasks, seqmi.train.loop,
+                   seqmi.train.lm, seqmi.train.families):
         monkeypatch.setattr(module, "resolve_device", resolve)
     settings = ch06.GridSettings(hidden=4, steps=2, batch=2, lr=1e-2, seed=0, device="auto")
     point = ("copy", 3, "rnn", 0)
