@@ -3,6 +3,7 @@
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -174,6 +175,11 @@ def test_work_finishes_a_run_commits_its_ledger_and_records_it(tmp_path, monkeyp
     assert not git(clone, "status", "--porcelain")  # ledger and recording committed
     recorded = json.loads((clone / "results" / "reference" / CHAPTER / "results.json").read_text())
     assert recorded["results"]["squares"] == [i * i for i in range(6)]
+    # the listing says the run is recorded, not that it waits to be
+    run, = campaign.decisive_runs(clone)
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", campaign.recorded_on(clone, run))
+    text = campaign.describe([campaign.plan(clone, run)], clone)
+    assert "tiny-main: all 6 points stored; recorded (" in text and "record it" not in text
 
 
 def test_a_run_of_unknown_cost_goes_to_the_end_of_the_queue():

@@ -225,6 +225,13 @@ def queue(plans: Sequence[Plan]) -> list[Plan]:
     return sorted(pending, key=lambda p: (math.isnan(p.per_core_hour), -p.per_core_hour))
 
 
+def recorded_on(root: Path, run: DecisiveRun) -> str | None:
+    """The date the run's section was merged into its profile's recording, ``None`` if it never was."""
+    path = root / "results" / run.profile / run.chapter / "provenance.json"
+    sections = json.loads(path.read_text()).get("sections", {}) if path.is_file() else {}
+    return str(sections[run.section].get("date", "undated")) if run.section in sections else None
+
+
 def describe(plans: Sequence[Plan], root: Path, points: bool = True) -> str:
     """The campaign as text: the queue with its costs, each run's pending points, the ledger's size."""
     lines = []
@@ -243,9 +250,11 @@ def describe(plans: Sequence[Plan], root: Path, points: bool = True) -> str:
                 cost = f"{q.core_s / 60:.1f} core-min" if q.core_s is not None else "cost unknown"
                 lines.append(f"     {q.sweep} {q.label}: {cost}")
     for p in done:
-        lines.append(f"-  {p.run.name}: all {len(p.points)} points stored; record it "
-                     f"(python -m seqmi.book record --profile {p.run.profile} --only {p.run.chapter[:2]} "
-                     f"--section {p.run.section})")
+        recorded = recorded_on(root, p.run)
+        lines.append(f"-  {p.run.name}: all {len(p.points)} points stored; "
+                     + (f"recorded ({recorded})" if recorded else
+                        f"record it (python -m seqmi.book record --profile {p.run.profile} "
+                        f"--only {p.run.chapter[:2]} --section {p.run.section})"))
     lines.append("ledger: " + ("; ".join(f"{s.chapter} {s.points} points, {s.bytes / 1024:.0f} KiB, "
                                         f"{s.seconds / 3600:.1f} core-hours recorded"
                                         for s in ledger_sizes(root)) or "empty"))
