@@ -514,7 +514,7 @@ class SubvolumeGaussian:
         sequences of one copy is within 4.0 standard errors ``sqrt((S_ii S_jj + S_ij^2) /
         n)`` of the exact one in each of the 32,896 distinct entries at ``L = 256``, 4.7 in
         each of the 524,800 at ``L = 1024``, their mean squares 1.004 and 1.001 (1 for an
-        exact sampler). ``tests/test_gaussian_sampler.py`` holds both to 1e-10 ``sigma_i``
+        exact sampler). ``tests/data/test_subvolume_sampler.py`` holds both to 1e-10 ``sigma_i``
         and 5.5 standard errors.
 
         Parameters

@@ -24,12 +24,17 @@ from typing import Any, TypeVar
 Record = TypeVar("Record")
 
 
-def from_parameters(record: type[Record], parameters: Mapping[str, Any]) -> Record:
+def from_parameters(record: type[Record], parameters: Mapping[str, Any], prefix: str = "",
+                    **derived: Any) -> Record:
     """Build the settings record ``record`` from a chapter's parameters, each field from the
-    parameter of the same name (a chapter calls it with ``globals()``).
+    parameter of its name (a chapter calls it with ``globals()``).
 
-    The record checks every value it receives, as when built by keyword; a field that no
-    parameter names keeps its default.
+    A chapter that builds several records of one kind, or records whose fields share
+    names (``steps``, ``lr``), names each record's parameters with a prefix: field ``f`` is
+    then read from ``<prefix>f``, or from ``f`` where no parameter has the prefixed name
+    (what the records share: ``seed``, ``device``, ``batch``). A field computed from the
+    parameters (``max(lengths)``) is given in ``derived``. The record checks every value it
+    receives, as when built by keyword; a field that nothing names keeps its default.
 
     Parameters
     ----------
@@ -37,6 +42,10 @@ def from_parameters(record: type[Record], parameters: Mapping[str, Any]) -> Reco
         A settings record (a dataclass of :mod:`seqmi.experiments`).
     parameters : mapping
         Names to values, e.g. the chapter's ``globals()``.
+    prefix : str, optional
+        The prefix of this record's own parameters (e.g. ``"word_"``).
+    **derived
+        Fields computed from the parameters, by field name.
 
     Returns
     -------
@@ -45,7 +54,8 @@ def from_parameters(record: type[Record], parameters: Mapping[str, Any]) -> Reco
     Raises
     ------
     ValueError
-        If a field without a default has no parameter of its name.
+        If a field without a default has no parameter of its name, or ``derived`` names
+        no field of the record.
 
     Examples
     --------
@@ -54,13 +64,26 @@ def from_parameters(record: type[Record], parameters: Mapping[str, Any]) -> Reco
     ... class Settings:
     ...     n: int
     ...     lr: float = 0.1
+    ...     top: int = 0
     >>> from_parameters(Settings, {"n": 3, "seed": 0})
-    Settings(n=3, lr=0.1)
+    Settings(n=3, lr=0.1, top=0)
+    >>> from_parameters(Settings, {"n": 3, "word_lr": 0.5, "lr": 0.1}, "word_", top=7)
+    Settings(n=3, lr=0.5, top=7)
     """
     fields = [f for f in dataclasses.fields(record) if f.init]
+    unknown = sorted(set(derived) - {f.name for f in fields})
+    if unknown:
+        raise ValueError(f"{record.__name__} has no field(s) {unknown}; it has {[f.name for f in fields]}")
+
+    def source(name: str) -> str:
+        return prefix + name if prefix + name in parameters else name
+
+    values = {f.name: parameters[source(f.name)] for f in fields
+              if f.name not in derived and source(f.name) in parameters}
     required = {f.name for f in fields if f.default is dataclasses.MISSING
                 and f.default_factory is dataclasses.MISSING}
-    missing = sorted(required - set(parameters))
+    missing = sorted(required - set(values) - set(derived))
     if missing:
-        raise ValueError(f"{record.__name__} needs the parameter(s) {missing}, which the chapter does not define")
-    return record(**{f.name: parameters[f.name] for f in fields if f.name in parameters})
+        names = [prefix + m if prefix else m for m in missing]
+        raise ValueError(f"{record.__name__} needs the parameter(s) {names}, which the chapter does not define")
+    return record(**values, **derived)

@@ -19,15 +19,11 @@ if TYPE_CHECKING:
     from seqmi.experiments.ch03_rnn_transformer_mi._binary import BinarySettings
     from seqmi.experiments.ch03_rnn_transformer_mi._text import CharSettings, WordSettings
 
-#: A trained model of a sweep, ``(kind, width, depth)``.
+# The constants below are documented where the package binds them (seqmi.experiments.ch03_rnn_transformer_mi),
+# which is where the API reference reads their comments.
 Model = tuple[str, int, int]
-#: The models of one kind and depth, ``(kind, widths, depth)``.
 Family = tuple[str, tuple[int, ...], int]
-#: A sweep point, ``(kind, widths, depth, seed)``: one independently trained seed of a
-#: family. A point per seed lets a run add seeds to those an earlier run finished (the
-#: ledger keeps each one), and a decisive run's fresh seeds never meet its pilot's.
 SeedFamily = tuple[str, tuple[int, ...], int, int]
-#: Settings fields that only sampling and measurement read, never training.
 MEASUREMENT_FIELDS = frozenset({"n_generate", "threshold", "generate", "row", "max_lag", "sample_sets"})
 
 

@@ -20,18 +20,14 @@ from seqmi.rng import child_seed
 from seqmi.sweep import current_budget
 from seqmi.validate import check_int, check_int_list
 
-#: The task generators, by name.
+# The constants below are documented where the package binds them (seqmi.experiments.ch06_attention_gradients),
+# which is where the API reference reads their comments.
 TASKS: dict[str, Callable[..., tuple[NDArray[np.int64], NDArray[np.int64]]]] = {
     "copy": copy_task, "denoise": denoise_task}
-#: RelRNN's short-term buffer per task (the authors' defaults).
 TASK_NU = {"copy": 10, "denoise": 15}
-#: RelRNN's relevant-set size (the authors' default).
 RHO = 15
-#: Input tokens (blank, 8 labels, delimiter) and output classes (blank, 8 labels) of both tasks.
 N_IN, N_OUT = 10, 9
-#: The attentive kinds, whose attention on the symbol states can be read.
 ATTENTIVE = ("relrnn", "full")
-#: Recall accuracy at which a run on Copy stops (Table 5 reports 100%).
 TARGET = 0.99
 
 

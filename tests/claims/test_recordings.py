@@ -8,7 +8,7 @@ import pytest
 
 from seqmi import book, claims
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = book.chapters(ROOT)
 RECORDED = sorted(p for p in (ROOT / "results").glob("*/*") if (p / "results.json").is_file())
 

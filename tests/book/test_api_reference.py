@@ -10,7 +10,7 @@ import pytest
 
 import seqmi
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 API = ROOT / "book" / "api"
 
 

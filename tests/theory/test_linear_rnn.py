@@ -11,7 +11,7 @@ from seqmi.info import gaussian_mi
 from seqmi.theory.linear_rnn import LinearGaussianRNN, fit_mi_decay, random_rnn
 
 # stable rational networks whose exact poles are known: the same test networks as the
-# exact checks (tests/test_linear_rnn_symbolic.py)
+# exact checks (tests/theory/test_linear_rnn_symbolic.py)
 from seqmi.theory.linear_rnn_symbolic import SymbolicLinearRNN, random_rational_rnn
 
 

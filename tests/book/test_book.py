@@ -13,7 +13,7 @@ import pytest
 
 from seqmi import book, profiles, report
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = book.chapters(ROOT)
 
 

@@ -832,7 +832,7 @@ def test_fig4_claims_need_models_that_beat_the_context_free_kl():
 ])
 def test_ch06_denoise_is_decided_on_a_fresh_batch_of_the_run_with_the_authors_budget(updates, reached, max_steps,
                                                                                       fresh, verdict):
-    recorded = Path(__file__).parents[1] / "results" / "reference" / "06_attention_gradients" / "results.json"
+    recorded = Path(__file__).parents[2] / "results" / "reference" / "06_attention_gradients" / "results.json"
     r = json.loads(recorded.read_text())["results"]
     r["denoise_long"] = {"accuracy": 0.995 if reached else 0.125, "updates": updates,
                          "steps_to_99": updates if reached else None, "length": 100, "hidden": 128, "lr": 1e-3,
@@ -857,7 +857,7 @@ def test_ch06_denoise_is_decided_on_a_fresh_batch_of_the_run_with_the_authors_bu
 
 def _table4_results(rel: list[float], base: list[float], steps: int = 1_000_000, kinds=("full", "relevancy")) -> dict:
     """The recorded reference results with a MiniGrid sweep: each agent's reward on every environment."""
-    recorded = Path(__file__).parents[1] / "results" / "reference" / "06_attention_gradients" / "results.json"
+    recorded = Path(__file__).parents[2] / "results" / "reference" / "06_attention_gradients" / "results.json"
     r = json.loads(recorded.read_text())["results"]
     envs = ["MiniGrid-MemoryS7-v0", "MiniGrid-MemoryS13-v0"]
 

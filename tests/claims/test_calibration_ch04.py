@@ -8,7 +8,7 @@ import pytest
 from seqmi.claims import ch04_bipartite_mi_l2m as ch04
 from seqmi.claims.calibration import calibrate
 
-ROOT = Path(__file__).parents[1] / "results"
+ROOT = Path(__file__).parents[2] / "results"
 CHAPTER = "04_bipartite_mi_l2m"
 RUNS = [p for p in ("reference", "full") if (ROOT / p / CHAPTER / "results.json").is_file()]
 

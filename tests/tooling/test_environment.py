@@ -11,7 +11,7 @@ import pytest
 import yaml
 from packaging.version import Version
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LOCK = ROOT / "requirements" / "lock.txt"
 
 

@@ -507,7 +507,7 @@ def test_chapter_03_asks_for_the_generated_sequences_its_data_bootstrap_needs():
     from seqmi.info import two_point_mi_bootstrap
     from seqmi.validate import check_int
 
-    chapter = jupytext.read(Path(__file__).parents[1] / "notebooks" / "03_rnn_transformer_mi.md")
+    chapter = jupytext.read(Path(__file__).parents[2] / "notebooks" / "03_rnn_transformer_mi.md")
     check = next(line for cell in chapter.cells for line in cell.source.splitlines()
                  if line.startswith('check_int("n_generate"'))
     with pytest.raises(ValueError, match="n_generate must be in .*got 99"):
@@ -552,5 +552,19 @@ def book_parameters(chapter):
     """A chapter's parameters cell as a dict of its defaults."""
     from seqmi import book
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     return {name: p.default for name, p in book.declared_parameters(book.read_chapter(root, chapter)).items()}
+
+
+def test_a_record_of_a_prefix_reads_its_own_parameters_first_and_the_shared_ones_after():
+    from seqmi.experiments import from_parameters
+    from seqmi.experiments.ch02_binary_sequences import DesignSettings
+
+    chapter = book_parameters("02_binary_sequences")
+    own = from_parameters(DesignSettings, {**chapter, "pilot_n_seq": 70, "pilot_seed": 3}, "pilot_")
+    assert own.n_seq == 70 and own.seed == 3 and own.amplitude == chapter["amplitude"]
+    assert from_parameters(DesignSettings, chapter, "pilot_", n_seq=90).n_seq == 90
+    with pytest.raises(ValueError, match=r"DesignSettings has no field\(s\) \['n_seqs'\]"):
+        from_parameters(DesignSettings, chapter, n_seqs=9)
+    with pytest.raises(ValueError, match=r"needs the parameter\(s\) \['pilot_amplitude'\]"):
+        from_parameters(DesignSettings, {k: v for k, v in chapter.items() if k != "amplitude"}, "pilot_")

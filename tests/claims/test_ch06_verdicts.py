@@ -23,7 +23,7 @@ from seqmi.recipes.copy_tasks import fresh_recall
 from seqmi.rng import child_seed
 from seqmi.sweep import sweep_key
 
-RECORDED = Path(__file__).parents[1] / "results" / "reference" / "06_attention_gradients" / "results.json"
+RECORDED = Path(__file__).parents[2] / "results" / "reference" / "06_attention_gradients" / "results.json"
 SETTINGS = [(15, x) for x in rec.SWEPT] + [(x, 15) for x in rec.SWEPT]
 T = 20
 

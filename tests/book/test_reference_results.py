@@ -7,7 +7,7 @@ import pytest
 
 from seqmi import book, claims, profiles, report
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 # results/points/ is the ledger of finished sweep points (seqmi.ledger), not a recording
 RECORDED = sorted(p for profile in profiles.RECORDED_PROFILES for p in (ROOT / "results" / profile).glob("*")
                   if p.is_dir())

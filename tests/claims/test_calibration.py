@@ -17,7 +17,7 @@ from seqmi import book, claims
 from seqmi.claims import DECIDES, calibration, scoreboard
 from seqmi.claims.calibration import SIZE_LIMIT, Calibration, calibrate, rate, scoreboard_calibrations
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = book.chapters(ROOT)
 RECORDED = sorted(p for p in (ROOT / "results").glob("*/*") if (p / "results.json").is_file())
 

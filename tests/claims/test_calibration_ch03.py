@@ -10,7 +10,7 @@ from seqmi.claims import ch03_rnn_transformer_mi as ch03
 from seqmi.claims.calibration import calibrate
 from seqmi.claims.ch03_rnn_transformer_mi._text_range import _params
 
-RECORDED = Path(__file__).parents[1] / "results" / "reference" / "03_rnn_transformer_mi" / "results.json"
+RECORDED = Path(__file__).parents[2] / "results" / "reference" / "03_rnn_transformer_mi" / "results.json"
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ import pytest
 from seqmi import claims
 from seqmi.claims import calibration
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = ("00_mutual_information", "01_linear_rnn", "02_binary_sequences", "05_ngram_ssm")
 # the book's page uses 1,000 replicates and a limit of 5%; 200 replicates scatter a true 5% by ±1.5%
 REPLICATES, SIZE_LIMIT = 200, 0.08

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.md"))
 MAX_LINES = 30
 MAX_WIDTH = 88

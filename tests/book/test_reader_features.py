@@ -13,7 +13,7 @@ import yaml
 import seqmi
 from seqmi import book, claims
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = book.chapters(ROOT)
 PAPERS = ("shen2019", "chen2025l2m", "kerg2020", "nandakumar2025")
 

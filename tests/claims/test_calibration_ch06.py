@@ -11,7 +11,7 @@ from seqmi import claims
 from seqmi.claims import ch06_attention_gradients as ch06
 from seqmi.claims.calibration import calibrate, rate
 
-RECORDED = Path(__file__).parents[1] / "results" / "reference" / "06_attention_gradients" / "results.json"
+RECORDED = Path(__file__).parents[2] / "results" / "reference" / "06_attention_gradients" / "results.json"
 RESULTS = json.loads(RECORDED.read_text())["results"]
 CALIBRATIONS = ch06.calibrations(RESULTS)
 
