@@ -175,6 +175,37 @@ def test_budget_leaves_points_pending_and_a_second_run_finishes(tmp_path, monkey
     assert second.done == run_sweep(POINTS, noise_stats, cache_dir=None, progress=False).done
 
 
+def test_a_point_resumed_by_a_later_run_costs_the_seconds_of_every_run(tmp_path, monkeypatch):
+    # a fake clock: the first run spends 40 s on the point and stops, the second 25 s more
+    clock = [0.0]
+    monkeypatch.setattr(sweep, "time", SimpleNamespace(time=time.time, perf_counter=lambda: clock[0]))
+    spent = iter([40.0, 25.0])
+
+    def compute(point, checkpoint_dir):
+        clock[0] += next(spent)
+        if not (Path(checkpoint_dir) / "checkpoint").exists():
+            (Path(checkpoint_dir) / "checkpoint").parent.mkdir(parents=True, exist_ok=True)
+            (Path(checkpoint_dir) / "checkpoint").touch()
+            raise OutOfTime  # as train does once its checkpoint is saved
+        return noise_stats(point, checkpoint_dir)
+
+    first = run_sweep(POINTS[:1], compute, cache_dir=tmp_path, progress=False, ledger=tmp_path / "points")
+    assert first.pending == POINTS[:1]
+    second = run_sweep(POINTS[:1], compute, cache_dir=tmp_path, progress=False, ledger=tmp_path / "points")
+    assert second.seconds[POINTS[0]] == pytest.approx(65.0)
+    (entry,) = [json.loads(p.read_text()) for p in (tmp_path / "points").glob("*.json")]
+    assert entry["seconds"] == pytest.approx(65.0)
+
+
+def test_a_killed_run_has_counted_its_seconds_up_to_its_last_beat(tmp_path, monkeypatch):
+    monkeypatch.setattr(sweep, "SPENT_EVERY_S", 0.01)
+    watch = sweep._Stopwatch(str(tmp_path))
+    time.sleep(0.1)
+    # never stopped, as a run killed outright: a later run reads what the beats wrote
+    assert 0.0 < sweep._Stopwatch(str(tmp_path)).before <= watch.total()
+    assert sweep._Stopwatch(None).stop() >= 0.0
+
+
 def test_budget_with_an_executor_cancels_what_has_not_finished(tmp_path):
     release = threading.Event()
 

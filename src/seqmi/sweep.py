@@ -279,22 +279,81 @@ class SweepResult:
         return text
 
 
+# the seconds spent on a point by every run that worked on it, kept beside its checkpoint,
+# and how often a run brings the count up to date (a run killed loses at most that much)
+SPENT_FILE = "seconds_spent.json"
+SPENT_EVERY_S = 30.0
+
+
+class _Stopwatch:
+    """Seconds spent on one point over every run, counted on from its checkpoint folder's count.
+
+    A point trained in three runs (two stopped by their budget or killed) has cost the
+    seconds of all three; the ledger and the campaign's estimates need that sum, not the
+    last run's share. A daemon thread writes the running total every ``SPENT_EVERY_S``
+    seconds, so a run killed outright loses at most that much.
+    """
+
+    def __init__(self, folder: str | None) -> None:
+        self.path = Path(folder) / SPENT_FILE if folder is not None else None
+        self.before = self._read()
+        self.start = time.perf_counter()
+        self.stopped = threading.Event()
+        self.lock = threading.Lock()  # the last count written is the final one
+        if self.path is not None:
+            threading.Thread(target=self._beat, daemon=True).start()
+
+    def _read(self) -> float:
+        if self.path is None or not self.path.exists():
+            return 0.0
+        try:
+            return float(json.loads(self.path.read_text())["seconds"])
+        except (ValueError, KeyError, TypeError):
+            return 0.0  # a count cut short by a kill: the run's own time still counts
+
+    def total(self) -> float:
+        """Seconds spent on the point so far, by this run and every earlier one."""
+        return self.before + time.perf_counter() - self.start
+
+    def _write(self, total: float) -> None:
+        assert self.path is not None
+        write_json(self.path, {"seconds": round(total, 2)})
+
+    def _beat(self) -> None:
+        while not self.stopped.wait(SPENT_EVERY_S):
+            with self.lock:
+                if not self.stopped.is_set():
+                    self._write(self.total())
+
+    def stop(self) -> float:
+        """Stop counting, save the total for a later run, and return it."""
+        with self.lock:
+            self.stopped.set()
+            total = self.total()
+            if self.path is not None:
+                self._write(total)
+        return total
+
+
 def _evaluate(compute: Callable[[Any, str | None], dict[str, Any]], point: Hashable,
               checkpoint_dir: str | None, budget: Budget) -> tuple[dict[str, Any] | None, float]:
     """Run ``compute`` for one point under ``budget``: ``(record or None if out of time, seconds)``.
 
-    The task :func:`run_sweep` runs in-process or submits to an executor.
+    The seconds are those spent on the point by every run that worked on it (its
+    checkpoint folder keeps the count). The task :func:`run_sweep` runs in-process or
+    submits to an executor.
     """
     previous = current_budget()
     _current.budget = budget
-    start = time.perf_counter()
+    watch = _Stopwatch(checkpoint_dir)
     try:
         record = compute(point, checkpoint_dir)
     except OutOfTime:
         record = None
     finally:
         _current.budget = previous
-    return record, time.perf_counter() - start
+        seconds = watch.stop()
+    return record, seconds
 
 
 # where run_sweep lists its points instead of computing them (plan_points), per process
