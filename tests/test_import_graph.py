@@ -97,3 +97,12 @@ def test_networks_do_not_import_what_uses_them(above):
     offenders = {m: d for m, d in graph.items() if m.startswith("seqmi.models")
                  for d in [{x for x in d if x == above or x.startswith(above + ".")}] if d}
     assert not offenders
+
+
+def test_results_records_stand_on_their_own():
+    """The rules read the records with the core alone: a record imports only other records and the profiles."""
+    graph = import_graph()
+    allowed = {"seqmi.profiles"}
+    offenders = {m: d for m, d in graph.items() if m.startswith("seqmi.results")
+                 for d in [{x for x in d if not x.startswith("seqmi.results") and x not in allowed}] if d}
+    assert not offenders

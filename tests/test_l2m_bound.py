@@ -5,6 +5,7 @@ the bound must be the canonical-correlation excess, and the claim rules must cal
 model below its bound a failure.
 """
 
+import dataclasses
 import math
 
 import numpy as np
@@ -17,6 +18,7 @@ from seqmi.data.subvolume import SubvolumeGaussian
 from seqmi.experiments.ch04_bipartite_mi_l2m import BoundSettings, bound_point
 from seqmi.l2m import history_state_size, linear_state_excess
 from seqmi.models.gaussian_lm import GaussianSequenceModel, LinearSSMBackbone
+from seqmi.results.ch04_bipartite_mi_l2m import Results
 
 
 def _settings(**changes):
@@ -123,8 +125,8 @@ def test_bad_points_name_the_value(point, match):
         bound_point(point, None, _settings(steps=1, warmup=0))
 
 
-def _results(sum_kl, seeds=3):
-    """Records of a bound sweep: ``sum_kl(backbone, L, seed)`` over two lengths."""
+def _results(sum_kl, seeds=3) -> Results:
+    """The record of a bound sweep: ``sum_kl(backbone, L, seed)`` over two lengths, as the chapter saves it."""
     runs = []
     # a vanishing bound comes out of the SVD as ~1e-31, not 0
     for b, size, bound in (("linear", 4, {16: 2.0, 64: 8.0}), ("linear", 64, {16: 1e-31, 64: 1.0}),
@@ -133,10 +135,13 @@ def _results(sum_kl, seeds=3):
         for L in (16, 64):
             for s in range(seeds):
                 runs.append({"backbone": b, "size": size, "L": L, "seed": s, "bound": bound[L],
-                             "sum_kl": sum_kl(b, L, s), "context_free_sum": 10.0 * L})
+                             "sum_kl": sum_kl(b, L, s), "context_free_sum": 10.0 * L, "position_kl": [0.1] * L,
+                             "bipartite_mi": 12.0, "state_size": size, "final_train_loss": 0.5, "steps": 100,
+                             "n_params": 1000, "wall_s": 1.0})
     settings = {"linear_states": [4, 64], "mamba_width": 8, "transformer_width": 16, "head_width": 32, "layers": 1,
-                "copies": 4, "steps": 100, "batch": 8, "lr": 0.01, "lengths": [16, 64], "seeds": list(range(seeds))}
-    return {"bound_runs": runs, "bound_settings": settings, "profile": "test"}
+                "copies": 4, "steps": 100, "batch": 8, "lr": 0.01, "lengths": [16, 64], "mamba_max_length": 64,
+                "seeds": list(range(seeds))}
+    return Results.from_json({"bound_runs": runs, "bound_settings": settings, "profile": "test"})
 
 
 def test_claims_call_a_model_below_its_bound_a_failed_check():
@@ -165,8 +170,9 @@ def test_claims_on_trained_models():
     assert by_id(_bound_claims(_results(kl, seeds=2)), "chen2025.thm5-4.trained-excess-grows-with-L").verdict \
         == "inconclusive"
     # a Mamba that stops short of the longest L is compared over its own span
-    short = _results(kl)
-    short["bound_runs"] = [rec for rec in short["bound_runs"] if rec["backbone"] != "mamba" or rec["L"] == 16]
+    full = _results(kl)
+    short = dataclasses.replace(full, bound_runs=[rec for rec in full.bound_runs
+                                                  if rec.backbone != "mamba" or rec.L == 16])
     assert by_id(_bound_claims(short), "chen2025.thm5-4.trained-excess-grows-with-L").verdict == "reproduced"
     untrained = _bound_claims(_results(lambda b, L, s: 9.0 * L * (1 + 0.01 * s)))
     growth = by_id(untrained, "chen2025.thm5-4.trained-excess-grows-with-L")

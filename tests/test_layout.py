@@ -35,3 +35,9 @@ def test_top_level_tests_are_named_after_a_module_of_the_package():
     whole = {"import_graph", "layout"}
     names = {p.stem.removeprefix("test_") for p in TESTS.glob("test_*.py")} - whole
     assert {n for n in names if not any(n == m or n.startswith(m + "_") for m in modules)} == set()
+
+
+def test_no_two_test_files_share_a_name():
+    """The folders have no ``__init__.py``: pytest imports each test file by its name alone."""
+    names = [p.name for p in TESTS.rglob("test_*.py")]
+    assert sorted({n for n in names if names.count(n) > 1}) == []

@@ -1,6 +1,5 @@
 """The committed ledger of finished points: read first, written as points finish, continued by a clone."""
 
-import json
 import subprocess
 import zlib
 from pathlib import Path

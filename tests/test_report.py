@@ -32,6 +32,19 @@ def test_results_round_trip_and_claims_table(tmp_path, monkeypatch):
     assert run.claims_table().data == table
 
 
+def test_numbers_that_do_not_make_the_chapters_record_are_refused_before_anything_is_written(tmp_path):
+    from pathlib import Path
+
+    recorded = Path(__file__).resolve().parents[1] / "results" / "full" / "00_mutual_information" / "results.json"
+    numbers = json.loads(recorded.read_text())["results"]
+    run = report.ChapterRun("00_mutual_information", tmp_path, "quick")
+    with pytest.raises(ValueError, match=r"Results has no field\(s\) \['max_lagz'\]"):
+        run.save_results({**numbers, "max_lagz": 3})
+    assert not (tmp_path / "results.json").exists()
+    run.save_results(numbers)
+    assert json.loads((tmp_path / "results.json").read_text())["results"] == numbers
+
+
 def test_a_chapter_run_names_a_known_profile(tmp_path):
     assert report.ChapterRun("xx", tmp_path, profiles.DEFAULT_PROFILE).profile == "interactive"
     with pytest.raises(ValueError, match=r"profile must be one of \['interactive', 'quick', 'reference', "

@@ -105,6 +105,9 @@ The book
     - :mod:`seqmi.profiles`: the profiles a chapter runs at (quick, reference, full),
       named once.
     - :mod:`seqmi.report`: chapter results, figures and reference runs.
+    - :mod:`seqmi.results`: what each chapter saves, as one typed record per chapter
+      (``seqmi.results.chNN_slug.Results``, torch-free) whose JSON is its
+      ``results.json``; the rules read the record, never the raw JSON.
     - :mod:`seqmi.plots`: figure panels of the chapters (MI curves, correlation
       lengths with intervals, exact MI of linear RNNs, split profiles, position-wise KL).
     - :mod:`seqmi.claims`: the papers' claims, their rules, designs and verdicts, the

@@ -22,12 +22,11 @@ import os
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 import yaml
 
 from seqmi import claims as claim_rules
 from seqmi.profiles import DEFAULT_PROFILE, PROFILES, RECORDED_PROFILES
+from seqmi.results import as_json
 from seqmi.sections import parameters_read, readers, results_stored, section_names
 from seqmi.validate import check_choice
 
@@ -95,7 +94,7 @@ def save_results(out_dir: str | os.PathLike, chapter: str, results: dict[str, An
     """
     path = Path(out_dir) / RESULTS_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
-    numbers = json.loads(json.dumps({"profile": profile, **results}, default=_to_json))
+    numbers = as_json({"profile": profile, **results})
     path.write_text(dump_json(decided(chapter, numbers, data_rule_hash)))
     return path
 
@@ -116,7 +115,7 @@ def save_numbers(out_dir: str | os.PathLike, name: str, results: dict[str, Any])
     """
     path = Path(out_dir) / f"{name}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(dump_json(json.loads(json.dumps(results, default=_to_json))))
+    path.write_text(dump_json(as_json(results)))
     return path
 
 
@@ -429,15 +428,3 @@ def _show_recorded(folder: Path, root: Path) -> None:
         if png.stem not in in_place:
             display(Image(filename=str(png)))
 
-
-def _to_json(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        # a record stored field by field (a fit's record() leaves out what did not run)
-        return value.record() if hasattr(value, "record") else dataclasses.asdict(value)
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, Path):
-        return str(value)
-    raise TypeError(f"cannot store {type(value).__name__} in results JSON")

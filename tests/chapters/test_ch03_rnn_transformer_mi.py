@@ -4,7 +4,11 @@ The tests marked ``book`` read the chapter's quick run; the others check each ru
 decision function on fixed inputs (never a trained model's verdict).
 """
 
+import dataclasses
+import functools
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,9 +17,28 @@ from seqmi.claims import ch03_rnn_transformer_mi as ch03
 from seqmi.claims.ch03_rnn_transformer_mi._shared import _converged, _shapes
 from seqmi.claims.ch03_rnn_transformer_mi._text import _lag_gaps
 from seqmi.claims.ch03_rnn_transformer_mi._text_range import _params, _tail_forms, _vocab, _xi_se
+from seqmi.results.ch03_rnn_transformer_mi import LongRange, Model, Results, Seed
 
 CHAPTER = "03_rnn_transformer_mi"
+REFERENCE = Path(__file__).resolve().parents[2] / "results" / "reference" / CHAPTER / "results.json"
 book = pytest.mark.book
+
+
+@functools.cache
+def _recorded() -> Results:
+    """The reference recording, whose records the helpers' inputs are made from."""
+    return Results.from_json(json.loads(REFERENCE.read_text())["results"])
+
+
+def _model(*curves) -> Model:
+    """A recorded model whose seeds' MI curves are ``curves``."""
+    model = _recorded().points["rnn_w2_d1"]
+    return dataclasses.replace(model, seeds=[dataclasses.replace(model.seeds[0], mi=list(c)) for c in curves])
+
+
+def _seed(**fields) -> Seed:
+    """A recorded seed with ``fields`` replaced."""
+    return dataclasses.replace(_recorded().points["rnn_w2_d1"].seeds[0], **fields)
 
 
 @pytest.fixture(scope="module")
@@ -245,7 +268,8 @@ def test_mid_range_is_a_non_inferiority():
     # a reference as loose as one same-size sample's regression interval (27%) leaves it open
     verdict, [(change, ci)] = ch03.decide_mid_range([_around(3.8, 0.05)], 3.8, 1.0, [False])
     assert verdict == "inconclusive" and ci[0] < -0.1 < ci[1] and abs(change) < 1e-12
-    assert _xi_se({"xi": 4.0, "xi_ci": [2.0, math.inf]}) == pytest.approx(16 * 0.5 / (2 * 1.959963984540054))
+    fit = dataclasses.replace(_recorded().data_fit, xi=4.0, xi_ci=[2.0, math.inf])
+    assert _xi_se(fit) == pytest.approx(16 * 0.5 / (2 * 1.959963984540054))
 
 
 def test_power_law_tail_of_deep_transformers():
@@ -255,10 +279,9 @@ def test_power_law_tail_of_deep_transformers():
     assert ch03.decide_tail([_around(-1.0, 0.1)], False) == "inconclusive"
     tau = np.arange(1, 601, dtype=float)
     wiggle = 1 + 0.02 * np.sin(1.7 * tau)
-    seeds = [{"mi": (0.3 * tau**-0.6 * wiggle + 1e-4).tolist()},
-             {"mi": (0.3 * np.exp(-tau / 80) * wiggle + 1e-4).tolist()},
-             {"mi": [0.1] * 40 + [-1e-4] * 560}]  # too few positive lags past τ = 50
-    forms = _tail_forms({"seeds": seeds})
+    forms = _tail_forms(_model((0.3 * tau**-0.6 * wiggle + 1e-4).tolist(),
+                               (0.3 * np.exp(-tau / 80) * wiggle + 1e-4).tolist(),
+                               [0.1] * 40 + [-1e-4] * 560))  # too few positive lags past τ = 50
     assert forms[0] < 0 < forms[1] and math.isnan(forms[2])
 
 
@@ -343,10 +366,10 @@ def test_held_out_blocks_against_same_size_training_text():
     # one held-out set scattering by 9% (the recorded spread) cannot show ±10%
     verdict, (rel, ci) = ch03.decide_uniform(0.97e-3, 1.13e-3, 1.04e-4, 10)
     assert verdict == "inconclusive" and ci[0] < -0.1 < ci[1] and ci[1] - ci[0] > 0.2
-    floor = {"valid": 1.0e-3, "train": 1.5e-4, "null_mean": 1.05e-3, "null_sd": 5e-5}
+    floor = LongRange(valid=1.0e-3, train=1.5e-4, null_mean=1.05e-3, null_sd=5e-5, z_valid=-1.0, z_train=-18.0)
     assert ch03.decide_floor([floor], 10)[0] == "reproduced"
-    assert ch03.decide_floor([{**floor, "valid": 2e-3}], 10)[0] == "not reproduced"
-    assert ch03.decide_floor([{**floor, "null_sd": 1e-4, "valid": 1.1e-3}], 10)[0] == "inconclusive"
+    assert ch03.decide_floor([dataclasses.replace(floor, valid=2e-3)], 10)[0] == "not reproduced"
+    assert ch03.decide_floor([dataclasses.replace(floor, null_sd=1e-4, valid=1.1e-3)], 10)[0] == "inconclusive"
 
 
 def test_text_forms_and_mismatch_comparisons():
@@ -378,15 +401,15 @@ def test_lag_gaps_are_the_chapters_curve_gap():
     ref[40] = -1e-4  # the estimator dips below 0 at its floor
     mi = ref * np.exp(0.3 * np.sin(tau))
     mi[45] = -2e-4
-    r = {"corpus_small_mi": ref.tolist(), "text_points": {"lstm_w64_d1": {"seeds": [{"mi": mi.tolist()}]}}}
+    r = dataclasses.replace(_recorded(), corpus_small_mi=ref.tolist(), text_points={"lstm_w64_d1": _model(mi.tolist())})
     for lags in ((1, 10), (1, 50), (10, 50)):
         keep = (tau >= lags[0]) & (tau <= lags[1])
         assert _lag_gaps(r, "lstm 64×1", lags)[0] == pytest.approx(curve_gap(mi, ref, keep), rel=1e-12)
 
 
 def test_binary_comparisons_ask_for_the_fine_convergence_criterion():
-    still = {"val_history": [0.5300, 0.5280, 0.5270, 0.5262, 0.5258, 0.5255], "stopped": "epochs", "converged": True}
+    still = _seed(val_history=[0.5300, 0.5280, 0.5270, 0.5262, 0.5258, 0.5255], stopped="epochs", converged=True)
     assert _converged(still, fine=False) and not _converged(still, fine=True)
-    flat = {**still, "val_history": [0.53, 0.526, 0.5255, 0.5255, 0.5255, 0.5255, 0.5255, 0.52549]}
+    flat = dataclasses.replace(still, val_history=[0.53, 0.526, 0.5255, 0.5255, 0.5255, 0.5255, 0.5255, 0.52549])
     assert _converged(flat, fine=True)
-    assert _converged({**still, "stopped": "patience"}, fine=True)
+    assert _converged(dataclasses.replace(still, stopped="patience"), fine=True)

@@ -282,17 +282,20 @@ def test_claims(book_run):
     assert "O(τ/N)" in by_id(stored, "chen2025.fig2ef.text-two-point-power-law")["substitution"]
 
 
-def _state_results(d_exponent: float, dims_excess: dict[str, list[float]]) -> dict:
+def _state_results(d_exponent: float, dims_excess: dict[str, list[float]]):
+    """The record of an l2m-exact section alone (as a recording begun from it holds)."""
+    from seqmi.results.ch04_bipartite_mi_l2m import Results
+
     beta = math.log(3) / math.log(4)
     mi = [2.863, 8.651, 26.013]
     sub = {"lengths": [64, 256, 1024], "bipartite_mi": mi, "rank": [16, 49, 148],
            "d_needed": {"0.01": [10, 31, 92]}, "excess": dims_excess}
     log = {"lengths": [64, 256, 1024, 4096, 16384, 65536], "bipartite_mi": [0.4] * 6, "rank": [5] * 6,
            "d_needed": {"0.01": [3, 4, 5, 6, 7, 9]}, "excess": {}}
-    return {"profile": "quick", "l2m_exact": {
+    return Results.from_json({"profile": "quick", "l2m_exact": {
         "states": {"subvolume": sub, "logarithmic": log}, "beta": beta, "eps": [0.01], "dims": [4],
         "d_exponent": {"0.01": d_exponent}, "excess_exponent": {"4": 0.80},
-        "collapse": {"spearman": 1.0, "n_points": 3, "max_spread": 0.0}}}
+        "collapse": {"spearman": 1.0, "n_points": 3, "max_spread": 0.0}, "excess_per_position": [0.05, 0.06, 0.05]}})
 
 
 def test_exact_state_claims_fail_when_the_numbers_do_not_follow_l_beta():

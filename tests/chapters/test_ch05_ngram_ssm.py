@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from seqmi.claims import DECIDES, MIN_SEEDS, by_id
+from seqmi.results.ch05_ngram_ssm import Results
 
 CHAPTER = "05_ngram_ssm"
 pytestmark = pytest.mark.book
@@ -20,6 +21,10 @@ def run(book_run):
 @pytest.fixture(scope="module")
 def res(run):
     return run["results"]
+
+
+def test_results_make_the_chapters_record_and_are_written_back_exactly(res):
+    assert Results.from_json(res).to_json() == res
 
 
 def test_language_matches_appendix_b(res):

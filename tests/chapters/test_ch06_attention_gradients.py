@@ -170,7 +170,7 @@ def test_fig3_sweep_keeps_every_seed(book_run, res):
     quick = {k: p.default for k, p in declared_parameters(read_chapter(find_root(), CHAPTER)).items()}
     n = quick["profile_replicates"]
     assert run["first_seed"] == quick["profile_seed_offset"]
-    assert run["held_out_batches"] == quick["profile_batches"]
+    assert run["held_out_batches"] == quick["profile_held_out_batches"]
     assert set(res["gradient_accuracy"]) == set(res["gradient_profiles"])
     for key, profiles in res["gradient_profiles"].items():
         # one profile per seed, a norm for every input, marker and recall step

@@ -9,13 +9,14 @@ import pytest
 from seqmi.claims import ch03_rnn_transformer_mi as ch03
 from seqmi.claims.calibration import calibrate
 from seqmi.claims.ch03_rnn_transformer_mi._text_range import _params
+from seqmi.results.ch03_rnn_transformer_mi import Results
 
 RECORDED = Path(__file__).parents[2] / "results" / "reference" / "03_rnn_transformer_mi" / "results.json"
 
 
 @pytest.fixture(scope="module")
 def recorded():
-    return json.loads(RECORDED.read_text())["results"]
+    return Results.from_json(json.loads(RECORDED.read_text())["results"])
 
 
 def test_every_statistical_claim_has_a_calibration(recorded):
@@ -48,16 +49,16 @@ def test_the_deep_tail_says_what_decides_it_and_its_cost(recorded):
     assert claim.verdict == "inconclusive" and DECIDES in claim.scale
     assert "τ = 1000" in claim.scale and "512 characters" in claim.scale
     # the arithmetic, from the recorded throughput of the largest character Transformer
-    p = recorded["text_points"]["transformer_w128_d1"]
-    s = recorded["settings"]
+    p = recorded.text_points["transformer_w128_d1"]
+    s = recorded.settings
     far = slice(ch03.TAIL_START - 1, None)
-    floor = sum(recorded["corpus_small_mi"][far]) / len(recorded["corpus_small_mi"][far])
-    level = sum(recorded["corpus_mi"][far]) / len(recorded["corpus_mi"][far])
-    chars = max(ch03.PAPER_GENERATE, -(-s["text_generate"] * floor * ch03.FLOOR_FRACTION // level))
+    floor = sum(recorded.corpus_small_mi[far]) / len(recorded.corpus_small_mi[far])
+    level = sum(recorded.corpus_mi[far]) / len(recorded.corpus_mi[far])
+    chars = max(ch03.PAPER_GENERATE, -(-s.text_generate * floor * ch03.FLOOR_FRACTION // level))
     assert f"{int(chars):,} generated characters per seed" in claim.scale
-    epochs = sum(x["epochs"] for x in p["seeds"]) / len(p["seeds"])
-    sampling = s["text_generate"] / (sum(x["sample_s"] for x in p["seeds"]) / len(p["seeds"]))
-    work = 6 * p["params"] + 12 * 128 * 128  # one layer of width 128 reading 128 characters
+    epochs = sum(x.epochs for x in p.seeds) / len(p.seeds)
+    sampling = s.text_generate / (sum(x.sample_s for x in p.seeds) / len(p.seeds))
+    work = 6 * p.params + 12 * 128 * 128  # one layer of width 128 reading 128 characters
     seconds = sum(3 * (6 * _params(128, d, 63) + 12 * d * 128 * 512) / work
-                  * (epochs * s["text_train_chars"] / p["tokens_per_s"] + chars / sampling) for d in (3, 5))
+                  * (epochs * s.text_train_chars / p.tokens_per_s + chars / sampling) for d in (3, 5))
     assert f"cost ≈ {seconds / 3600:.1f} core-hours" in claim.scale

@@ -7,14 +7,15 @@ import pytest
 
 from seqmi.claims import ch04_bipartite_mi_l2m as ch04
 from seqmi.claims.calibration import calibrate
+from seqmi.results.ch04_bipartite_mi_l2m import Results
 
 ROOT = Path(__file__).parents[2] / "results"
 CHAPTER = "04_bipartite_mi_l2m"
 RUNS = [p for p in ("reference", "full") if (ROOT / p / CHAPTER / "results.json").is_file()]
 
 
-def _results(profile: str) -> dict:
-    return json.loads((ROOT / profile / CHAPTER / "results.json").read_text())["results"]
+def _results(profile: str) -> Results:
+    return Results.from_json(json.loads((ROOT / profile / CHAPTER / "results.json").read_text())["results"])
 
 
 @pytest.mark.parametrize("profile", RUNS)

@@ -10,9 +10,11 @@ import pytest
 from seqmi import claims
 from seqmi.claims import ch06_attention_gradients as ch06
 from seqmi.claims.calibration import calibrate, rate
+from seqmi.results.ch06_attention_gradients import Results
 
 RECORDED = Path(__file__).parents[2] / "results" / "reference" / "06_attention_gradients" / "results.json"
-RESULTS = json.loads(RECORDED.read_text())["results"]
+RECORDED_JSON = json.loads(RECORDED.read_text())["results"]
+RESULTS = Results.from_json(RECORDED_JSON)
 CALIBRATIONS = ch06.calibrations(RESULTS)
 
 
@@ -38,15 +40,18 @@ def test_the_power_a_design_states_is_the_simulated_one(claim_id):
 
 
 def test_a_calibration_needs_a_spread_between_seeds():
-    one_seed = {**RESULTS, "gradient_profiles": {k: v[:1] for k, v in RESULTS["gradient_profiles"].items()},
-                "gradient_accuracy": {k: v[:1] for k, v in RESULTS["gradient_accuracy"].items()}}
-    assert "kerg2020.fig3.rho-destabilises" not in {c.claim_id for c in ch06.calibrations(one_seed)}
+    one_seed = {**RECORDED_JSON,
+                "gradient_profiles": {k: v[:1] for k, v in RECORDED_JSON["gradient_profiles"].items()},
+                "gradient_accuracy": {k: v[:1] for k, v in RECORDED_JSON["gradient_accuracy"].items()}}
+    assert "kerg2020.fig3.rho-destabilises" not in {
+        c.claim_id for c in ch06.calibrations(Results.from_json(one_seed))}
 
 
 def test_the_denoise_rule_is_calibrated_on_the_fresh_batch_it_decides_on():
     denoise = next(c for c in CALIBRATIONS if c.claim_id == "kerg2020.table5.denoise")
     assert f"{ch06.FRESH_BATCH * ch06.N_RECALL:,} held-out symbols" in denoise.scale
-    fresh = {**RESULTS, "denoise_long": {**RESULTS["denoise_long"], "fresh": {"accuracy": 0.998, "sequences": 300}}}
+    fresh = Results.from_json({**RECORDED_JSON, "denoise_long": {**RECORDED_JSON["denoise_long"],
+                                                                 "fresh": {"accuracy": 0.998, "sequences": 300}}})
     denoise = next(c for c in ch06.calibrations(fresh) if c.claim_id == "kerg2020.table5.denoise")
     assert "3,000 held-out symbols" in denoise.scale
     # one data set under each: a verdict of the rule's own decision function

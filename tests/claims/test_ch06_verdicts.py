@@ -20,12 +20,18 @@ from seqmi.experiments import ch06_attention_gradients as exp06
 from seqmi.data.copy_tasks import copy_task, denoise_task
 from seqmi.models.attentive_rnn import hidden_gradient_profile, recall_accuracy
 from seqmi.recipes.copy_tasks import fresh_recall
+from seqmi.results.ch06_attention_gradients import Results
 from seqmi.rng import child_seed
 from seqmi.sweep import sweep_key
 
 RECORDED = Path(__file__).parents[2] / "results" / "reference" / "06_attention_gradients" / "results.json"
 SETTINGS = [(15, x) for x in rec.SWEPT] + [(x, 15) for x in rec.SWEPT]
 T = 20
+
+
+def _rules(results: dict) -> list[claims.Claim]:
+    """The chapter's claims from its results as JSON, read into the record the rules take."""
+    return ch06.rules(Results.from_json(results))
 
 
 def _profile(decay: float, length: int = T, level: float = -4.0) -> list[float]:
@@ -150,7 +156,7 @@ def test_seed_range_names_the_seeds_and_those_set_aside():
     ([1.2], 0.99, "inconclusive"),  # one seed measures no spread between seeds
 ])
 def test_fig3_is_decided_over_seeds_of_trained_models(rho3, recall, verdict):
-    decided = ch06.rules(_fig3(_decays(rho3), recall))
+    decided = _rules(_fig3(_decays(rho3), recall))
     # a recording of the Fig. 3 section alone gets its one claim
     assert [c.id for c in decided] == ["kerg2020.fig3.rho-destabilises"]
     fig3 = decided[0]
@@ -177,7 +183,7 @@ def test_fig3_is_decided_over_seeds_of_trained_models(rho3, recall, verdict):
 
 def test_fig3_says_when_no_number_of_seeds_decides_it():
     decays = _decays([0.2, 0.21, 0.22])  # rho = 3 exactly as the others: a margin of 0 in every seed
-    fig3 = ch06.rules(_fig3(decays))[0]
+    fig3 = _rules(_fig3(decays))[0]
     assert fig3.verdict == "inconclusive" and "too close to 0" in fig3.scale
 
 
@@ -205,7 +211,7 @@ def test_fig3_decision_on_the_contrasts_of_the_seeds_that_enter(margins, gaps, v
 
 def test_the_recorded_fig3_reads_only_its_models_past_the_plateau():
     r = json.loads(RECORDED.read_text())["results"]
-    fig3 = claims.by_id(ch06.rules(r), "kerg2020.fig3.rho-destabilises")
+    fig3 = claims.by_id(_rules(r), "kerg2020.fig3.rho-destabilises")
     recall = {k: np.array(v) for k, v in r["gradient_accuracy"].items()}
     margins = rec.fig3_contrasts(rec.gradient_decays(r["gradient_profiles"], 100))["rho3_margin"]
     entered = _past_plateau(recall, len(margins))["rho3_margin"]
@@ -221,7 +227,7 @@ def test_a_recording_before_the_averaged_profiles_is_decided_on_its_one_batch():
     del r["fig3_settings"]
     r["gradient_profiles"] = {k: v[:3] for k, v in r["gradient_profiles"].items()}
     r["gradient_accuracy"] = {k: v[:3] for k, v in r["gradient_accuracy"].items()}
-    fig3 = claims.by_id(ch06.rules(r), "kerg2020.fig3.rho-destabilises")
+    fig3 = claims.by_id(_rules(r), "kerg2020.fig3.rho-destabilises")
     decays = rec.gradient_decays(r["gradient_profiles"], r["settings"]["profile_length"])
     entered = _past_plateau(r["gradient_accuracy"], 3)["rho3_margin"]
     assert fig3.value == pytest.approx(rec.fig3_contrasts(decays)["rho3_margin"][entered].mean())
@@ -235,9 +241,10 @@ def _minigrid(first_seed: int, rel: list[float], base: list[float]) -> dict:
     envs = ["MiniGrid-MemoryS7-v0", "MiniGrid-MemoryS13-v0"]
 
     def run(reward: float) -> dict:
-        ev = {"episodes": 100, "successes": 100 * reward, "success": reward, "mean_return": reward,
+        ev = {"episodes": 100, "successes": round(100 * reward), "success": reward, "mean_return": reward,
               "mean_length": 10.0}
-        return {"env_steps": [1000, 2000], "success_curve": [0.5, reward], "evaluation": {e: ev for e in envs}}
+        return {"env_steps": [1000, 2000], "success_curve": [0.5, reward], "return_curve": [0.4, reward],
+                "busy_s": 600.0, "evaluation": {e: ev for e in envs}}
 
     runs = {f"{k}/{first_seed + i}": run(v) for k, values in (("full", base), ("relevancy", rel))
             for i, v in enumerate(values)}
@@ -252,7 +259,7 @@ def test_table4_reads_and_names_the_seeds_of_a_fresh_run():
     r = _minigrid(10, rel, base)
     assert list(rec.minigrid_seeds(r["minigrid"])) == [10, 11, 12]
     np.testing.assert_allclose(rec.minigrid_rewards(r["minigrid"], "relevancy", "MiniGrid-MemoryS7-v0"), rel)
-    rows = [claims.by_id(ch06.rules(r), f"kerg2020.table4.memory-{x}") for x in ("solved", "train")]
+    rows = [claims.by_id(_rules(r), f"kerg2020.table4.memory-{x}") for x in ("solved", "train")]
     for c in rows:
         assert "seeds 10–12 (seeds 0–9 set aside for the pilot)" in c.rule and "seeds 10–12" in c.scale
     # the seed count asked for is the t-interval count at the run's means and spreads
@@ -266,14 +273,14 @@ def test_a_sweep_recorded_before_the_seed_offset_starts_at_seed_0():
     r = json.loads(RECORDED.read_text())["results"]
     assert "first_seed" not in r["minigrid"]
     assert rec.minigrid_seeds(r["minigrid"]) == range(r["minigrid"]["replicates"])
-    assert "seeds 0–6 of" in claims.by_id(ch06.rules(r), "kerg2020.table4.memory-train").rule
+    assert "seeds 0–6 of" in claims.by_id(_rules(r), "kerg2020.table4.memory-train").rule
     # its seeds were raised after looking: it is the pilot, and no row of it decides, whatever its interval
     for row in ("solved", "train", "transfer"):
-        c = claims.by_id(ch06.rules(r), f"kerg2020.table4.memory-{row}")
+        c = claims.by_id(_rules(r), f"kerg2020.table4.memory-{row}")
         assert c.verdict == "inconclusive" and "these 7 seeds are the pilot" in c.scale
         assert claims.would_decide(f"the decisive run the reference profile configures: "
                                    f"{ch06.DECISIVE_MINIGRID_SEEDS} fresh seeds per kind") in c.scale
-    solved = claims.by_id(ch06.rules(r), "kerg2020.table4.memory-solved")
+    solved = claims.by_id(_rules(r), "kerg2020.table4.memory-solved")
     assert "by its interval alone: reproduced" in solved.scale and solved.ci[0] > 0.5
 
 
@@ -349,11 +356,14 @@ def test_a_section_is_its_cells_the_parameters_and_the_setup(section, n_cells, s
     assert all(key in saved for key in saved_keys)
 
 
-def _lstm_results(accuracy_at_10: float, steps_to_99, transfer: dict[int, float]) -> dict:
-    return {"settings": {"transfer_batch": 500}, "copy_run": {"length": 10, "lr": 1e-2, "seconds_per_update": 0.004},
-            "profile": "reference",
-            "transfer_training": {"lstm": {"updates": 5000, "accuracy": accuracy_at_10, "steps_to_99": steps_to_99}},
-            "transfer": {"lstm": {str(t): a for t, a in transfer.items()}}}
+def _lstm_results(accuracy_at_10: float, steps_to_99, transfer: dict[int, float]) -> Results:
+    copy_run = {"length": 10, "lr": 1e-2, "batch": 10, "max_steps": 5000, "updates": 900, "steps_to_99": 900,
+                "accuracy": 0.995, "seconds_per_update": 0.004, "eval_steps": [900], "eval_accuracy": [0.995],
+                "plateau": 0.69, "final_loss": 0.01}
+    return Results.from_json({
+        "settings": {"eval_batch": 200, "transfer_batch": 500}, "copy_run": copy_run, "profile": "reference",
+        "transfer_training": {"lstm": {"updates": 5000, "accuracy": accuracy_at_10, "steps_to_99": steps_to_99}},
+        "transfer": {"lstm": {str(t): a for t, a in transfer.items()}}})
 
 
 def test_table5_lstm_row_needs_an_lstm_that_learned_copy():
@@ -393,22 +403,22 @@ def _copy_results(fresh: dict | None, long_steps: int = 300, zero_shot: float = 
 
 def test_copy_at_its_training_length_is_an_illustration_decided_on_a_fresh_batch():
     # recorded before the fresh batch: the batch it stopped on reaches 99% whenever it stops
-    old = claims.by_id(ch06.rules(_copy_results(None)), "kerg2020.table5.copy-short")
+    old = claims.by_id(_rules(_copy_results(None)), "kerg2020.table5.copy-short")
     assert old.kind == "illustration" and old.verdict == "passed" and "can only pass" in old.rule
     assert "not a Table 5 row" in old.rule and old.design is None
     for accuracy, outcome in ((0.999, "passed"), (0.95, "failed")):
-        c = claims.by_id(ch06.rules(_copy_results({"accuracy": accuracy, "sequences": 500})),
+        c = claims.by_id(_rules(_copy_results({"accuracy": accuracy, "sequences": 500})),
                          "kerg2020.table5.copy-short")
         assert c.verdict == outcome and c.value == accuracy and "fresh held-out sequences" in c.rule
 
 
 def test_the_curriculum_at_t1000_is_an_illustration_and_no_table5_row():
-    c = claims.by_id(ch06.rules(_copy_results(None)), "kerg2020.table5.copy-long-trained")
+    c = claims.by_id(_rules(_copy_results(None)), "kerg2020.table5.copy-long-trained")
     # it already recalls at T = 1000 before the fine-tuning: a check that cannot fail for want of learning
     assert c.kind == "illustration" and c.verdict == "passed" and "cannot fail" in c.rule
     assert "from scratch" in c.scale and "200,000 updates" in c.scale
     # no fine-tuning, no row: Table 5 trained at T from scratch has none
-    ids = [x.id for x in ch06.rules(_copy_results(None, long_steps=0))]
+    ids = [x.id for x in _rules(_copy_results(None, long_steps=0))]
     assert "kerg2020.table5.copy-long-trained" not in ids
 
 
@@ -419,7 +429,7 @@ def test_the_curriculum_at_t1000_is_an_illustration_and_no_table5_row():
     (0.991, 900, "inconclusive"),  # 99% inside the interval of 5,000 symbols
 ])
 def test_length_transfer_is_decided_on_the_transfer_tests_fresh_sequences(zero_shot, steps_to_99, verdict):
-    c = claims.by_id(ch06.rules(_copy_results(None, zero_shot=zero_shot, steps_to_99=steps_to_99)),
+    c = claims.by_id(_rules(_copy_results(None, zero_shot=zero_shot, steps_to_99=steps_to_99)),
                      "kerg2020.table5.copy-long-transfer")
     assert c.kind == "statistical" and c.verdict == verdict and c.value == zero_shot
     assert "5,000 fresh held-out symbols" in c.rule and c.design.power.startswith("5,000 symbols: power")
@@ -429,7 +439,7 @@ def test_length_transfer_is_decided_on_the_transfer_tests_fresh_sequences(zero_s
 @pytest.mark.parametrize("folder", ["reference", "full"])
 def test_every_recorded_statistical_row_has_a_design_and_every_undecided_one_says_what_decides_it(folder):
     r = json.loads((RECORDED.parents[1].parent / folder / RECORDED.parent.name / "results.json").read_text())
-    decided = [c for c in ch06.rules(r["results"]) if c.kind == "statistical"]
+    decided = [c for c in _rules(r["results"]) if c.kind == "statistical"]
     assert decided and all(c.design is not None for c in decided)
     assert all(claims.DECIDES in c.scale for c in decided if c.verdict == "inconclusive")
 
@@ -467,14 +477,15 @@ def _rl(pair: str, rel: dict[str, list[float]], base: dict[str, list[float]], fi
     small, large = rec.RL_PAIRS[pair]
 
     def run(train: float, test: float) -> dict:
-        ev = {env: {"episodes": 100, "successes": 100 * r, "success": r, "mean_return": r, "mean_length": 10.0}
+        ev = {env: {"episodes": 100, "successes": round(100 * r), "success": r, "mean_return": r, "mean_length": 10.0}
               for env, r in ((small, train), (large, test))}
-        return {"env_steps": [steps // 2, steps], "success_curve": [0.5, train], "busy_s": 600.0, "evaluation": ev}
+        return {"env_steps": [steps // 2, steps], "success_curve": [0.5, train], "return_curve": [0.4, train],
+                "busy_s": 600.0, "evaluation": ev}
 
     n = len(rel["train"])
     runs = {f"{pair}/{k}/{first_seed + i}": run(v["train"][i], v["test"][i])
             for k, v in (("relevancy", rel), ("full", base)) for i in range(n)}
-    return {"profile": "reference", "settings": {"transfer_batch": 500},
+    return {"profile": "reference", "settings": {"eval_batch": 200, "transfer_batch": 500},
             "rl_transfer": {"pairs": [pair], "kinds": ["full", "relevancy"], "replicates": n, "first_seed": first_seed,
                             "updates": 300, "n_envs": 64, "eval_episodes": 200, "lr": 1e-3, "runs": runs}}
 
@@ -497,7 +508,7 @@ def test_a_match_is_two_one_sided_tests_of_the_relative_difference(rel, base, ve
 def test_the_doorkey_rows_read_the_small_room_and_the_transfer_to_the_large_one():
     rel = {"train": [0.93, 0.94, 0.92, 0.93], "test": [0.44, 0.47, 0.42, 0.45]}
     base = {"train": [0.94, 0.93, 0.95, 0.94], "test": [0.31, 0.30, 0.33, 0.29]}
-    decided = ch06.rules(_rl("DoorKey", rel, base, first_seed=3))
+    decided = _rules(_rl("DoorKey", rel, base, first_seed=3))
     train, transfer = (claims.by_id(decided, f"kerg2020.table4.doorkey-{x}") for x in ("train", "transfer"))
     assert train.verdict == "reproduced" and transfer.verdict == "reproduced"
     assert "DoorKey-5x5" in train.statement and "DoorKey-16x16" in transfer.statement
@@ -513,22 +524,22 @@ def test_the_doorkey_rows_read_the_small_room_and_the_transfer_to_the_large_one(
 def test_a_transfer_row_below_the_authors_budget_is_no_evidence_against_them():
     rel = {"train": [0.93, 0.94, 0.92], "test": [0.20, 0.22, 0.21]}
     base = {"train": [0.94, 0.93, 0.95], "test": [0.31, 0.30, 0.33]}
-    c = claims.by_id(ch06.rules(_rl("DoorKey", rel, base)), "kerg2020.table4.doorkey-transfer")
+    c = claims.by_id(_rules(_rl("DoorKey", rel, base)), "kerg2020.table4.doorkey-transfer")
     assert c.verdict == "inconclusive" and "5,000,000 environment steps" in c.scale.split(claims.DECIDES)[1]
     # the same at the authors' budget refutes it
-    c = claims.by_id(ch06.rules(_rl("DoorKey", rel, base, steps=5_000_000)), "kerg2020.table4.doorkey-transfer")
+    c = claims.by_id(_rules(_rl("DoorKey", rel, base, steps=5_000_000)), "kerg2020.table4.doorkey-transfer")
     assert c.verdict == "not reproduced"
 
 
 def test_an_undecided_transfer_row_asks_for_seeds_and_core_hours():
     rel = {"train": [0.50, 0.95, 0.70], "test": [0.5, 0.2, 0.4]}
     base = {"train": [0.94, 0.93, 0.95], "test": [0.3, 0.35, 0.2]}
-    decided = ch06.rules(_rl("DoorKey", rel, base))
+    decided = _rules(_rl("DoorKey", rel, base))
     for x in ("train", "transfer"):
         c = claims.by_id(decided, f"kerg2020.table4.doorkey-{x}")
         assert c.verdict == "inconclusive" and "seeds per kind at these means and spreads" in c.scale
         assert "core-hours" in c.scale
-    one = claims.by_id(ch06.rules(_rl("DoorKey", {"train": [0.9], "test": [0.4]}, {"train": [0.9], "test": [0.3]})),
+    one = claims.by_id(_rules(_rl("DoorKey", {"train": [0.9], "test": [0.4]}, {"train": [0.9], "test": [0.3]})),
                        "kerg2020.table4.doorkey-transfer")
     assert one.verdict == "inconclusive" and one.ci is None and "fewer than 3" in one.scale
 
@@ -542,7 +553,7 @@ LATER_SWEEPS = {"kerg2020.table4.doorkey": "rl_transfer", "kerg2020.table4.redbl
 def test_a_recorded_run_without_a_later_sweep_says_it_was_not_run(folder):
     """Each row of a sweep a recording lacks says so and what would decide it; one it has is decided from it."""
     r = json.loads((RECORDED.parents[1].parent / folder / RECORDED.parent.name / "results.json").read_text())
-    decided = ch06.rules(r["results"])
+    decided = _rules(r["results"])
     new = [(c, key) for c in decided for prefix, key in LATER_SWEEPS.items() if c.id.startswith(prefix)]
     assert len(new) == 6
     for c, key in new:
@@ -571,7 +582,8 @@ def test_a_recall_over_seeds_needs_every_seed_above_99_percent(recalls, verdict)
 def _rellstm(steps_to_99: list, test: list[float]) -> dict:
     runs = {str(i): {"updates": 1500, "steps_to_99": s, "accuracy": 0.99, "fresh": {"accuracy": 0.995,
                                                                                     "sequences": 500},
-                     "seconds_per_update": 0.02, "test": {"length": 1000, "sequences": 500, "accuracy": a}}
+                     "seconds_per_update": 0.02, "eval_steps": [1500], "eval_accuracy": [0.99],
+                     "test": {"length": 1000, "sequences": 500, "accuracy": a, "seconds": 40.0}, "device": "cpu"}
             for i, (s, a) in enumerate(zip(steps_to_99, test))}
     return {"profile": "reference", "rellstm_copy": {
         "copy_length": 10, "lr": 0.01, "batch": 10, "hidden": 64, "max_steps": 5000, "test_length": 1000,
@@ -584,7 +596,7 @@ def _rellstm(steps_to_99: list, test: list[float]) -> dict:
     ([1200, None, 1500], [0.9996, 0.1, 0.9998], "inconclusive"),  # two of three learnt it: no verdict
 ])
 def test_table5_rellstm_reads_the_seeds_that_learned_copy(steps_to_99, test, verdict):
-    decided = ch06.rules(_rellstm(steps_to_99, test))
+    decided = _rules(_rellstm(steps_to_99, test))
     assert [c.id for c in decided] == ["kerg2020.table5.rellstm-transfer"]
     c = decided[0]
     assert c.verdict == verdict and c.kind == "statistical"
@@ -595,7 +607,8 @@ def test_table5_rellstm_reads_the_seeds_that_learned_copy(steps_to_99, test, ver
 def _fig4(recalls: list[float], reached: list, max_steps: int = 200_000) -> dict:
     runs = {str(i): {"updates": 20_000, "steps_to_99": s, "accuracy": 0.99, "fresh": {"accuracy": a,
                                                                                       "sequences": 500},
-                     "seconds_per_update": 0.03, "eval_steps": [], "eval_accuracy": [], "eval_loss": []}
+                     "seconds_per_update": 0.03, "eval_steps": [], "eval_accuracy": [], "eval_loss": [],
+                     "device": "cpu"}
             for i, (a, s) in enumerate(zip(recalls, reached))}
     return {"profile": "reference", "denoise_fig4": {"length": 200, "hidden": 128, "lr": 1e-3, "max_steps": max_steps,
                                                      "first_seed": 0, "replicates": len(runs), "runs": runs}}
@@ -608,7 +621,7 @@ def _fig4(recalls: list[float], reached: list, max_steps: int = 200_000) -> dict
     ([0.9996, 0.95, 1.0], [20_000] * 3, 200_000, "inconclusive"),  # its own batch reached 99%: stopped early
 ])
 def test_fig4_is_decided_over_seeds_within_the_authors_budget(recalls, reached, max_steps, verdict):
-    decided = ch06.rules(_fig4(recalls, reached, max_steps))
+    decided = _rules(_fig4(recalls, reached, max_steps))
     assert [c.id for c in decided] == ["kerg2020.fig4.denoise-long"]
     assert decided[0].verdict == verdict and "T = 200" in decided[0].statement
     assert verdict != "inconclusive" or claims.DECIDES in decided[0].scale

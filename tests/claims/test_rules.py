@@ -135,11 +135,23 @@ def _c3_point(xi, params=100, kind="exp", gamma=0.45, n_fit=100, spread=0.05, n=
     form = form if form is not None else (2.5 if kind == "exp" else -2.5)  # ln(RSS_pow / RSS_exp)
     scatter = np.linspace(-1, 1, n)
     history = [loss + 0.01, loss] if converged else [loss * 1.02**k for k in range(6, -1, -1)]
-    seeds = [{"xi": xi * (1 + spread * d), "gamma": gamma + 0.01 * d, "n_fit_points": n_fit, "mi": _c3_curve(kind),
+    seeds = [{**_c3_fit(xi * (1 + spread * d), gamma + 0.01 * d, n_fit), "mi": _c3_curve(kind),
               "pow_rss": float(np.exp(form + 0.2 * d)), "exp_rss": 1.0, "converged": converged,
               "val_loss": loss + 1e-5 * d, "val_history": history, "epochs": len(history),
               "stopped": "patience" if converged else "epochs", "sample_s": 1.0} for d in scatter]
-    return {"mi": _c3_curve(kind), **seeds[0], "params": params, "seeds": seeds, "tokens_per_s": 1e6}
+    return {"mi": _c3_curve(kind), **seeds[0], **_c3_model(seeds), "params": params, "tokens_per_s": 1e6}
+
+
+def _c3_fit(xi, gamma=1.0, n_fit=20):
+    """A fit record of a curve (regression intervals of zero width)."""
+    return {"n_fit_points": n_fit, "ci_method": "regression", "xi": xi, "xi_ci": [xi, xi], "gamma": gamma,
+            "gamma_ci": [gamma, gamma], "exp_rss": 1.0, "pow_rss": 1.0, "form_ci": [float("nan")] * 2}
+
+
+def _c3_model(seeds, state_floats=16):
+    """A model's record beside its seeds: the first seed the best on validation."""
+    return {"best_seed": 0, "seed_val_losses": [s["val_loss"] for s in seeds], "seeds": seeds,
+            "state_floats": state_floats, "device": "cpu", "amp": False}
 
 
 def _c3_ref(n=100):
@@ -149,10 +161,10 @@ def _c3_ref(n=100):
 
 def _c3_text_point(gaps, context=512, width=64, depth=1):
     """A text model whose seeds' curves sit exp(gap) above the reference at every lag: mismatch = gap."""
-    seeds = [{"mi": (np.exp(g) * np.asarray(_c3_ref())).tolist(), "xi": 20.0, "gamma": 1.0, "n_fit_points": 20,
-              "pow_rss": 1.0, "exp_rss": 2.0, "converged": True, "epochs": 5, "sample_s": 1.0} for g in gaps]
-    return {**seeds[0], "seeds": seeds, "params": 10_000, "tokens_per_s": 1e5,
-            "state_floats": 2 * depth * width * context}
+    seeds = [{**_c3_fit(20.0), "mi": (np.exp(g) * np.asarray(_c3_ref())).tolist(), "exp_rss": 2.0,
+              "converged": True, "val_loss": 1.5, "val_history": [1.6, 1.5], "epochs": 5, "stopped": "patience",
+              "sample_s": 1.0} for g in gaps]
+    return {**seeds[0], **_c3_model(seeds, 2 * depth * width * context), "params": 10_000, "tokens_per_s": 1e5}
 
 
 def _c3_gaps(mean, spread=0.02, n=3):
@@ -177,16 +189,21 @@ def _ch03(widths=(2, 8), points=None, text=None, context=512):
         text_points[f"{kind}_w{width}_d{depth}"] = _c3_text_point(g, ctx, width, depth)
     return {
         "profile": "quick", "n_train": 800, "length": 128, "n_generate": 500, "threshold": 1e-3,
-        "data_fit": {"xi": 95.0, "xi_ci": [88.0, 103.0], "gamma": 0.44, "gamma_ci": [0.43, 0.46], "n_fit_points": 100},
-        "points": pts, "convergence": {"window": 2, "tol": 0.01}, "data_mi": _c3_curve("power"),
+        "data_fit": {**_c3_fit(95.0, 0.44, 100), "xi_ci": [88.0, 103.0], "gamma_ci": [0.43, 0.46]},
+        "points": pts, "pending": [], "convergence": {"window": 2, "tol": 0.01}, "data_mi": _c3_curve("power"),
         "split_long_range": {"contiguous": {"valid": 1.0e-3, "train": 2e-4, "null_mean": 1.0e-3, "null_sd": 1e-5,
                                             "z_valid": 0.0, "z_train": -80.0}},
-        "split_far_start": 50,
+        "split_far_start": 50, "split_short_range_difference": {}, "split_long_range_shape": {}, "split_mi": {},
         "text_points": text_points, "corpus_small_mi": _c3_ref(), "word_corpus_small_mi": _c3_ref(), "gap_null": 0.2,
         # the training text's curve and fits, whole and at the samples' size (Fig. 10a, Sec. 5.2)
-        "corpus_mi": _c3_ref(), "corpus_fit": {"xi": 4.0, "xi_ci": [3.5, 4.6], "n_fit_points": 40},
-        "corpus_small_fit": {"xi": 18.0, "xi_ci": [12.0, 30.0], "n_fit_points": 60},
+        "corpus_mi": _c3_ref(), "corpus_fit": {**_c3_fit(4.0, n_fit=40), "xi_ci": [3.5, 4.6]},
+        "corpus_small_fit": {**_c3_fit(18.0, n_fit=60), "xi_ci": [12.0, 30.0]},
         "depth_pairs": ["lstm 64×1→2", "word_lstm 64×1→2", "word_transformer 64×1→2"],
+        "word_vocab": {"size": 1000, "min_count": 3, "chars_per_token": 4.4, "train_tokens": 45_000,
+                       "unk_rate": {"train": 0.04, "valid": 0.17}},
+        "word_corpus_mi": _c3_ref(), "text_gaps": {}, "intermediate_gaps": {}, "train_split_chars": 3_700_000,
+        "samples_floor_dominated": False, "passages": {}, "spelling": {}, "throughput": {}, "device": "cpu",
+        "wall_s": 1.0,
         "settings": {"seeds": 3, "seed": 0, "rnn_widths": list(widths), "rnn_depths": [1, 2], "depth_widths": [8],
                      "transformer_widths": [8, 16], "text_lstm_widths": [64], "word_lstm_widths": [64],
                      "word_transformer_widths": [64], "text_train_chars": 200000, "text_epochs": 2,
@@ -334,12 +351,11 @@ def test_ch03_transformer_depth_gain_over_seeds():
     assert c.verdict == "inconclusive" and "seeds per model at the measured means and spreads" in c.scale
 
 
-def test_ch03_a_recording_from_before_seeds_is_not_decided():
+def test_ch03_a_recording_from_before_seeds_is_refused():
     old = _ch03()
     old["text_points"] = {k: {n: v for n, v in p.items() if n != "seeds"} for k, p in old["text_points"].items()}
-    old["depth_gains"] = {name: [0.1] * 4 for name in old.pop("depth_pairs")}
-    c = _ch03_claim(old, "shen2019.fig8b.lstm-depth-no-gain")
-    assert c.verdict == "inconclusive" and "(this run: 1)" in c.scale
+    with pytest.raises(ValueError, match=r"text_points\.lstm_w64_d1: Model needs \['seeds'\]"):
+        claims.for_chapter("03_rnn_transformer_mi", old)
 
 
 def test_ch03_decay_form_is_decided_over_seeds():
@@ -474,6 +490,8 @@ def test_ch04_exponent_gap_is_decided_on_the_difference(gap, se, verdict):
 
 
 def test_ch04_decay_rule_is_one_rule_for_l2m_and_shen():
+    from seqmi.results.ch04_bipartite_mi_l2m import Results
+
     d = np.arange(1, 201)
     wiggle = 1 + 0.03 * np.sin(1.7 * d)
     power, expo = 0.1 * d ** -1.2 * wiggle + 5e-5, 0.1 * np.exp(-d / 15) * wiggle + 5e-5
@@ -482,11 +500,12 @@ def test_ch04_decay_rule_is_one_rule_for_l2m_and_shen():
     assert _decide_decay(power[:20], 4) == ("inconclusive", None)  # 17 distances: too few
     # the KJV rule and the generated-text rule decide the same curve alike
     for curve, verdict in ((power, "reproduced"), (expo, "not reproduced")):
-        tp = {"lags": list(d), "mi": list(curve), "alpha": 1.2, "alpha_ci": [1.1, 1.3], "offset": 5e-5,
-              "r2": 0.85, "min_lag": 4, "chars": 1000}
-        kjv = _two_point_claim({"profile": "reference", "text_two_point": tp})
-        shen = _generated_claim({"profile": "reference", "text_two_point": tp, "sample_chars": 1000,
-                                      "generated_two_point": {"SmolLM2-135M, T = 1": tp}})
+        fit = {"mi": curve.tolist(), "alpha": 1.2, "alpha_ci": [1.1, 1.3], "offset": 5e-5, "amplitude": 0.1,
+               "r2": 0.85, "min_lag": 4}
+        tp = {**fit, "lags": d.tolist(), "chars": 1000}
+        kjv = _two_point_claim(Results.from_json({"profile": "reference", "text_two_point": tp}))
+        shen = _generated_claim(Results.from_json({"profile": "reference", "text_two_point": tp, "sample_chars": 1000,
+                                                   "generated_two_point": {"SmolLM2-135M, T = 1": fit}}))
         assert kjv.verdict == shen.verdict == verdict  # an r² below 0.9 decides nothing by itself
         assert kjv.design is not None and kjv.design.h0 == shen.design.h0
 
@@ -520,14 +539,18 @@ def test_ch04_excess_growth_compares_each_models_own_seeds():
 @pytest.mark.parametrize("change, verdict", [(0.05, "reproduced"), (-0.05, "not reproduced"),
                                               (0.005, "inconclusive")])
 def test_ch04_fig5_interval_over_chapters(change, verdict):
+    from seqmi.results.ch04_bipartite_mi_l2m import Results
+
     f5 = {"gap_change": change, "gap_change_se": 0.01, "gap_late": 0.1, "n_docs": 100, "n_windows": 400,
-          "tf_params": 1000, "ssm_params": 1010, "tf_position_nll": [1.0] * 256, "tf_valid_loss": math.log(2),
+          "windows_per_doc": 4, "tf_params": 1000, "ssm_params": 1010, "ssm_width": 80,
+          "tf_position_nll": [1.0] * 256, "ssm_position_nll": [1.1] * 256, "tf_valid_loss": math.log(2),
           "ssm_valid_loss": 2 * math.log(2), "n_seeds": 3}
-    c = _fig5_claim({"profile": "reference", "settings": {"char_steps": 10}, "figure5": f5})
+    settings = {"char_steps": 10, "text_docs": 100, "smol_docs": 0}
+    c = _fig5_claim(Results.from_json({"profile": "reference", "settings": settings, "figure5": f5}))
     assert c.verdict == verdict and c.design is not None
     # one trained model per architecture: the interval over chapters alone decides nothing about them
-    one = _fig5_claim({"profile": "reference", "settings": {"char_steps": 10},
-                            "figure5": {k: v for k, v in f5.items() if k != "n_seeds"}})
+    one = _fig5_claim(Results.from_json({"profile": "reference", "settings": settings,
+                                         "figure5": {k: v for k, v in f5.items() if k != "n_seeds"}}))
     assert one.verdict == "inconclusive" and "models of each (this run: 1)" in one.scale
     assert claims.DECIDES in one.scale and ("held back" in one.scale) == (verdict != "inconclusive")
     assert c.ci == pytest.approx([change - 1.96 * 0.01, change + 1.96 * 0.01], abs=1e-4)
@@ -537,18 +560,21 @@ def test_ch04_fig5_interval_over_chapters(change, verdict):
     assert ("more than the KJV's 1,189" in c.scale and "4,096 tokens" in c.scale) == (verdict == "inconclusive")
 
 
-def _text_results(beta: float, se: float) -> dict:
+def _text_results(beta: float, se: float):
     """Recorded text estimates at L = 16..256: both estimators and lzma as power laws, or logarithmic (beta 0)."""
+    from seqmi.results.ch04_bipartite_mi_l2m import Results
+
     def entry(values, n=100):
-        return {"lengths": LENGTHS.tolist(), "estimates": [{"mi": float(v), "stderr": se, "n": n} for v in values]}
+        return {"lengths": LENGTHS.astype(int).tolist(), "fit": None,
+                "estimates": [{"mi": float(v), "stderr": se, "h_first": 0.0, "h_second": 0.0, "n": n} for v in values]}
 
     curve = 10 * LENGTHS ** beta if beta else 10 * np.log(LENGTHS)
     tb = {"SmolLM2-135M/direct": entry(curve), "SmolLM2-135M/vclub": entry(0.9 * curve),
           "lzma/compression": entry(5 * LENGTHS ** 0.8)}
-    splits = {f"SmolLM2-135M/{r}/{e}": entry(c) for r in (2, 3, 4) for e, c in (("direct", curve),
-                                                                                   ("vclub", 0.9 * curve))}
-    return {"profile": "reference", "text_bipartite": tb, "text_bipartite_splits": splits, "split_ratios": [2, 3, 4],
-            "two_gram_relative_change": {"SmolLM2-135M": [0.3, 0.1]}}
+    splits = {f"SmolLM2-135M/{r}/{e}": {**entry(c), "ell": (LENGTHS // r).astype(int).tolist()}
+              for r in (2, 3, 4) for e, c in (("direct", curve), ("vclub", 0.9 * curve))}
+    return Results.from_json({"profile": "reference", "text_bipartite": tb, "text_bipartite_splits": splits,
+                              "split_ratios": [2, 3, 4], "two_gram_relative_change": {"SmolLM2-135M": [0.3, 0.1]}})
 
 
 def test_ch04_text_claims_test_power_laws_against_logarithmic_growth():
@@ -668,8 +694,14 @@ def test_ch02_coincidence_needs_the_error_of_the_grassberger_difference():
 # ---------------------------------------------------------------- chapter 05
 
 
+def _ch05(**sections):
+    """Chapter 05's recorded full run with ``sections`` (JSON) in place of its own, as its results record."""
+    recorded = Path(__file__).parents[2] / "results" / "full" / "05_ngram_ssm" / "results.json"
+    return claims.typed("05_ngram_ssm", {**json.loads(recorded.read_text())["results"], **sections})
+
+
 def test_ch05_seed_fractions():
-    r = {"profile": "quick"}
+    r = _ch05(profile="quick")
     one = ch05._seed_fraction_claim(r, "n.x", "s", "t", [True] * 5, "show it", "rule", "", "")
     none = ch05._seed_fraction_claim(r, "n.x", "s", "t", [False] * 5, "show it", "rule", "", "")
     few = ch05._seed_fraction_claim(r, "n.x", "s", "t", [False, True], "show it", "rule", "", "")
@@ -681,9 +713,9 @@ def test_ch05_seed_fractions():
 
 
 def test_ch05_accuracy_rows_count_near_perfect_seeds():
-    r = {"profile": "quick", "training": {"n_seeds": 5, "epochs": 25, "n_train": 40,
-                                          "accuracy": {"a": [1.0, 0.99, 0.97, 1.0, 0.96], "b": [1.0, 1.0, 0.2, 1.0, 1.0],
-                                                       "c": [0.0] * 5}}}
+    training = {**_ch05().training.to_json(), "n_seeds": 5, "epochs": 25, "n_train": 40,
+                "accuracy": {"a": [1.0, 0.99, 0.97, 1.0, 0.96], "b": [1.0, 1.0, 0.2, 1.0, 1.0], "c": [0.0] * 5}}
+    r = _ch05(profile="quick", training=training)
     verdicts = [ch05._accuracy_claim(r, "n.x", "s", "t", key, "").verdict for key in "abc"]
     assert verdicts == ["reproduced", "inconclusive", "not reproduced"]
 
@@ -697,30 +729,35 @@ def test_ch05_below_bound_claim():
     rows = [_fit_row(1, [1.0, 1.3], [3, 4], 3, [1, 3, 5]), _fit_row(3, [1.1, 1.2], [2, 2], 2, [2, 4]),
             _fit_row(5, [1.2, 1.1], [1, 2], 1, [4]), _fit_row(6, [1.2, 0.5], [1, 0], 0),
             _fit_row(8, [1e-12, 1.1], [0, 2], 0, construction=True)]
-    r = {"profile": "quick", "n_points": 8, "memorisation_fits": rows,
-         "memorisation_training": {"restarts": 2, "steps": 100, "lr": 0.01}}
-    claim = ch05._below_bound_claim(r)
+
+    def below_bound():
+        return ch05._below_bound_claim(_ch05(profile="quick", n_points=8, memorisation_fits=rows,
+                                             memorisation_training={"restarts": 2, "steps": 100, "lr": 0.01}))
+
+    claim = below_bound()
     assert claim.kind == "exact" and claim.verdict == "reproduced" and claim.value == 1.0
     assert "1: 1.00, 3: 1.10, 5: 1.10" in claim.detail
     assert "every sign right: 6" in claim.detail and "memorised to 1e-06: 8" in claim.detail
     assert "random starts: 6" in claim.detail and "at m = 5 the model with the fewest wrong signs misses j = [4]" in claim.detail
     # one model below N - 2 = 6 with every sign right refutes the proposition
     rows[1] = _fit_row(3, [0.9, 1.2], [0, 2], 2)
-    assert ch05._below_bound_claim(r).verdict == "not reproduced"
+    assert below_bound().verdict == "not reproduced"
     # so does a model with fewer wrong signs than the piece count forces, or a construction that misses
     rows[1] = _fit_row(3, [1.1, 1.2], [1, 2], 2)
-    assert ch05._below_bound_claim(r).verdict == "not reproduced"
+    assert below_bound().verdict == "not reproduced"
     rows[1] = _fit_row(3, [1.1, 1.2], [2, 2], 2)
     rows[4] = _fit_row(8, [1e-3, 1.1], [0, 2], 0, construction=True)
-    assert ch05._below_bound_claim(r).verdict == "not reproduced"
+    assert below_bound().verdict == "not reproduced"
 
 
 
 def _lipschitz_results(factors, radii):
-    return {"profile": "quick", "window_tol": 1e-3, "training": {"tuned_lr": 0.1},
-            "spectra": {"rnn": [{"spectral_radius": x} for x in radii]},
-            "lipschitz": {"contraction": {"rnn": factors}, "lags": [0, 1, 8],
-                          "window": {"rnn": [5.0] * len(factors), "ssm": [3.0] * len(factors)}}}
+    base = _ch05()
+    spectrum = base.spectra["rnn"][0].to_json()
+    return _ch05(profile="quick", window_tol=1e-3, training={**base.training.to_json(), "tuned_lr": 0.1},
+                 spectra={"rnn": [{**spectrum, "spectral_radius": x} for x in radii]},
+                 lipschitz={"contraction": {"rnn": factors}, "lags": [0, 1, 8], "norms": {},
+                            "window": {"rnn": [5.0] * len(factors), "ssm": [3.0] * len(factors)}})
 
 
 @pytest.mark.parametrize("factors, verdict", [
@@ -763,7 +800,7 @@ def _fig4_results(tf_slopes: list[float], ssm_slopes: list[float]) -> dict:
         curves = [level * (1 + s * np.linspace(0, 1, L)) for s in slopes]
         return {"position_kl_replicates": [c.tolist() for c in curves], "position_kl": np.mean(curves, 0).tolist(),
                 "average_kl_replicates": [float(c.mean()) for c in curves], "average_kl": float(np.mean(curves)),
-                "bipartite_mi": float(L), "state_size": 64}
+                "bipartite_mi": float(L), "state_size": 64, "n_params": 1000, "final_train_loss": 1.0}
     runs = {}
     for L, level in ((16, 1.0), (64, 2.0)):  # the SSM's KL doubles with L, the Transformer's does not
         runs[f"transformer/d=8/L={L}"] = run(tf_slopes, 1.0, L)
@@ -771,48 +808,54 @@ def _fig4_results(tf_slopes: list[float], ssm_slopes: list[float]) -> dict:
     settings = {"l2m_lengths": [16, 64], "model_widths": [4, 8], "model_layers": 1, "train_steps": 10, "batch": 4,
                 "token_dim": 2, "flat_ratio": 1.25}
     # the marginal prediction's KL, far above every model's: all of them read their context
-    free = {str(L): {"mean": 10.0} for L in (16, 64)}
+    free = {str(L): {"mean": 10.0, "curve": [10.0] * L} for L in (16, 64)}
     return {"profile": "reference", "l2m_settings": settings, "l2m_runs": runs, "l2m_context_free_kl": free}
 
 
 def test_a_recording_of_the_fig4_section_alone_gets_its_three_claims():
     # a full-profile recording begun from the GPU's fig4 section holds none of the other numbers
     from seqmi.claims.ch04_bipartite_mi_l2m import rules
+    from seqmi.results.ch04_bipartite_mi_l2m import Results
 
-    ids = [c.id for c in rules(_fig4_results([0.0, 0.02, 0.04], [1.0, 1.1, 1.2]))]
+    ids = [c.id for c in rules(Results.from_json(_fig4_results([0.0, 0.02, 0.04], [1.0, 1.1, 1.2])))]
     assert ids == ["chen2025.fig4cd.position-kl-flat", "chen2025.fig4ab.ssm-degrades-with-length",
                    "chen2025.fig4b.ssm-kl-collapse"]
 
 
 def test_fig4_claims_are_decided_over_seeds():
     from seqmi.claims.ch04_bipartite_mi_l2m._trained import _fig4_claims
+    from seqmi.results.ch04_bipartite_mi_l2m import Results
 
-    decided = {c.id: c for c in _fig4_claims(_fig4_results([0.0, 0.02, 0.04], [1.0, 1.1, 1.2]))}
+    decided = {c.id: c for c in _fig4_claims(Results.from_json(_fig4_results([0.0, 0.02, 0.04], [1.0, 1.1, 1.2])))}
     flat = decided["chen2025.fig4cd.position-kl-flat"]
     assert flat.verdict == "reproduced" and "over seeds" in flat.rule and "3 seed(s) per model" in flat.scale
     assert flat.design is not None and "seeds" in flat.design.unit
     assert decided["chen2025.fig4ab.ssm-degrades-with-length"].verdict == "reproduced"
     # seeds that disagree: the interval straddles the threshold, and the scale names the seeds needed
-    noisy = {c.id: c for c in _fig4_claims(_fig4_results([0.0, 0.3, 0.6], [0.2, 1.0, 1.8]))}
+    noisy = {c.id: c for c in _fig4_claims(Results.from_json(_fig4_results([0.0, 0.3, 0.6], [0.2, 1.0, 1.8])))}
     flat = noisy["chen2025.fig4cd.position-kl-flat"]
     assert flat.verdict == "inconclusive" and "seeds" in flat.scale.split(";")[-1]
 
 
 def test_collapse_spearman_counts_every_replicate():
     from seqmi.experiments.ch04_records import collapse_spearman
+    from seqmi.results.ch04_bipartite_mi_l2m import Results
 
-    runs = _fig4_results([0.0] * 3, [0.1, 0.2, 0.3])["l2m_runs"]
-    rho, n = collapse_spearman(runs)
+    r = _fig4_results([0.0] * 3, [0.1, 0.2, 0.3])
+    rho, n = collapse_spearman(r["l2m_runs"])
     assert n == 6 and rho > 0.8  # KL 1 vs 2 at MI per dimension 16/64 vs 64/64
+    # the chapter's dicts before it saves them and the records the rules read give one reading
+    assert collapse_spearman(Results.from_json(r).l2m_runs) == (rho, n)
 
 
 def test_fig4_claims_need_models_that_beat_the_context_free_kl():
     from seqmi.claims.ch04_bipartite_mi_l2m._trained import _fig4_claims
+    from seqmi.results.ch04_bipartite_mi_l2m import Results
 
     r = _fig4_results([0.0, 0.02, 0.04], [1.0, 1.1, 1.2])
     # the SSM at L = 64 scores 70% of predicting every token by its marginal: it used too little of its context
     r["l2m_context_free_kl"]["64"]["mean"] = r["l2m_runs"]["mamba/d=4/L=64"]["average_kl"] / 0.7
-    decided = {c.id: c for c in _fig4_claims(r)}
+    decided = {c.id: c for c in _fig4_claims(Results.from_json(r))}
     for cid in ("chen2025.fig4cd.position-kl-flat", "chen2025.fig4ab.ssm-degrades-with-length",
                 "chen2025.fig4b.ssm-kl-collapse"):
         assert decided[cid].verdict == "inconclusive"
@@ -832,15 +875,17 @@ def test_fig4_claims_need_models_that_beat_the_context_free_kl():
 ])
 def test_ch06_denoise_is_decided_on_a_fresh_batch_of_the_run_with_the_authors_budget(updates, reached, max_steps,
                                                                                       fresh, verdict):
+    from seqmi.results.ch06_attention_gradients import Results as Ch06Results
+
     recorded = Path(__file__).parents[2] / "results" / "reference" / "06_attention_gradients" / "results.json"
     r = json.loads(recorded.read_text())["results"]
     r["denoise_long"] = {"accuracy": 0.995 if reached else 0.125, "updates": updates,
                          "steps_to_99": updates if reached else None, "length": 100, "hidden": 128, "lr": 1e-3,
                          "max_steps": max_steps, "eval_steps": [], "eval_accuracy": [], "eval_loss": [],
-                         "seconds_per_update": 0.02}
+                         "seconds_per_update": 0.02, "device": "cpu"}
     if fresh is not None:
         r["denoise_long"]["fresh"] = {"accuracy": fresh, "sequences": 500}
-    denoise = claims.by_id(ch06.rules(r), "kerg2020.table5.denoise")
+    denoise = claims.by_id(ch06.rules(Ch06Results.from_json(r)), "kerg2020.table5.denoise")
     assert denoise.verdict == verdict and f"at most {max_steps:,} updates" in denoise.scale
     assert denoise.value == (fresh if fresh is not None else r["denoise_long"]["accuracy"])
     assert denoise.design.unit.startswith("held-out symbols of the trained model: a fresh batch of 500")
@@ -850,7 +895,7 @@ def test_ch06_denoise_is_decided_on_a_fresh_batch_of_the_run_with_the_authors_bu
         assert "batch the run stopped on" in denoise.scale and "fresh batch of 500 sequences" in denoise.scale
     # results recorded before the long run: decided on the grid, as they were
     del r["denoise_long"]
-    grid = claims.by_id(ch06.rules(r), "kerg2020.table5.denoise")
+    grid = claims.by_id(ch06.rules(Ch06Results.from_json(r)), "kerg2020.table5.denoise")
     assert grid.value == r["task_accuracy"]["denoise/100/relrnn"]
     assert grid.verdict == "inconclusive" and claims.DECIDES in grid.scale
 
@@ -862,9 +907,10 @@ def _table4_results(rel: list[float], base: list[float], steps: int = 1_000_000,
     envs = ["MiniGrid-MemoryS7-v0", "MiniGrid-MemoryS13-v0"]
 
     def run(reward: float) -> dict:
-        ev = {"episodes": 100, "successes": 100 * reward, "success": reward, "mean_return": reward * 0.95,
+        ev = {"episodes": 100, "successes": round(100 * reward), "success": reward, "mean_return": reward * 0.95,
               "mean_length": 10.0}
-        return {"env_steps": [steps // 2, steps], "success_curve": [0.5, reward], "evaluation": {e: ev for e in envs}}
+        return {"env_steps": [steps // 2, steps], "success_curve": [0.5, reward], "return_curve": [0.4, reward],
+                "busy_s": 600.0, "evaluation": {e: ev for e in envs}}
 
     runs = {f"{k}/{i}": run(v) for k, values in zip(kinds, (base, rel)) for i, v in enumerate(values)}
     r["minigrid"] = {"train_env": envs[0], "test_envs": envs[1:], "kinds": list(kinds), "replicates": len(rel),
@@ -881,7 +927,9 @@ def _table4_results(rel: list[float], base: list[float], steps: int = 1_000_000,
     ([0.95], [0.40], 1_000_000, ("inconclusive",) * 3),  # one seed measures no spread between seeds
 ])
 def test_ch06_table4_is_decided_over_seeds_within_the_budget(rel, base, steps, verdicts):
-    decided = ch06.rules(_table4_results(rel, base, steps))
+    from seqmi.results.ch06_attention_gradients import Results as Ch06Results
+
+    decided = ch06.rules(Ch06Results.from_json(_table4_results(rel, base, steps)))
     rows = [claims.by_id(decided, f"kerg2020.table4.memory-{x}") for x in ("solved", "train", "transfer")]
     assert tuple(c.verdict for c in rows) == verdicts
     assert rows[0].value == pytest.approx(np.mean(rel) * 0.95)
@@ -897,11 +945,13 @@ def test_ch06_table4_is_decided_over_seeds_within_the_budget(rel, base, steps, v
 
 
 def test_ch06_table4_names_an_lstm_baseline_and_a_missing_sweep():
+    from seqmi.results.ch06_attention_gradients import Results as Ch06Results
+
     r = _table4_results([0.95, 0.97, 0.99], [0.40, 0.45, 0.42], kinds=("lstm", "relevancy"))
-    train = claims.by_id(ch06.rules(r), "kerg2020.table4.memory-train")
+    train = claims.by_id(ch06.rules(Ch06Results.from_json(r)), "kerg2020.table4.memory-train")
     assert "LSTM's" in train.rule and "not the paper's MemLSTM" in train.substitution
     del r["minigrid"]
-    for c in ch06.rules(r)[-3:]:
+    for c in ch06.rules(Ch06Results.from_json(r))[-3:]:
         assert c.verdict == "inconclusive" and "not run" in c.scale
 
 

@@ -1,8 +1,9 @@
 """Claims: what a paper states, what we measured, and how the verdict was decided.
 
 Every chapter saves its numbers with :func:`seqmi.report.save_results`; the chapter's
-rule module here (one per chapter, named after it) turns that results dict into a list
-of :class:`Claim`. The chapter, its test and the book's scoreboard all call the same rule
+rule module here (one per chapter, named after it) turns them into a list of
+:class:`Claim`, reading them as the chapter's typed record (:mod:`seqmi.results`), never
+as the raw JSON. The chapter, its test and the book's scoreboard all call the same rule
 on the same saved JSON, so no verdict is computed twice.
 
 Three kinds of claim, kept apart because a reader must be able to tell them apart:
@@ -32,9 +33,10 @@ import importlib
 import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any, Sequence
 
-from seqmi.profiles import DEFAULT_PROFILE
+from seqmi.results import ChapterResults, results_type
 
 KINDS = ("exact", "statistical", "illustration")
 VERDICTS = ("reproduced", "not reproduced", "inconclusive", "erratum")
@@ -336,19 +338,31 @@ def source_rule_hash(source: str) -> str:
     return hashlib.sha256(ast.dump(tree).encode()).hexdigest()[:12]
 
 
-def for_chapter(chapter: str, results: dict[str, Any]) -> list[Claim]:
-    """The claims of ``chapter`` (e.g. ``"00_mutual_information"``) from its results dict.
+def typed(chapter: str, results: Mapping[str, Any] | ChapterResults) -> ChapterResults:
+    """``results`` as ``chapter``'s results record (:mod:`seqmi.results`), built from its JSON where needed.
 
     Raises
     ------
     ValueError
-        If no rule module exists for the chapter, or two claims share an id.
+        If the JSON holds a key the record does not declare, or a value of another kind.
+    """
+    return results if isinstance(results, ChapterResults) else results_type(chapter).from_json(results)
+
+
+def for_chapter(chapter: str, results: Mapping[str, Any] | ChapterResults) -> list[Claim]:
+    """The claims of ``chapter`` (e.g. ``"00_mutual_information"``) from its results (JSON or record).
+
+    Raises
+    ------
+    ValueError
+        If no rule module exists for the chapter, the results do not make its record
+        (:func:`typed`), or two claims share an id.
     """
     try:
         module = importlib.import_module(module_name(chapter))
     except ModuleNotFoundError as err:
         raise ValueError(f"no claim rules for chapter {chapter!r} (expected {module_name(chapter)})") from err
-    claims = module.rules(results)
+    claims = module.rules(typed(chapter, results))
     ids = [c.id for c in claims]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:
@@ -363,7 +377,3 @@ def by_id(claims: Sequence[Claim] | Sequence[dict[str, Any]], claim_id: str) -> 
             return c
     raise KeyError(f"no claim {claim_id!r}")
 
-
-def profile_of(results: dict[str, Any]) -> str:
-    """The profile that produced ``results`` (stored by :func:`seqmi.report.save_results`)."""
-    return str(results.get("profile", DEFAULT_PROFILE))

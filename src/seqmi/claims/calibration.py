@@ -21,14 +21,15 @@ from __future__ import annotations
 
 import importlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from seqmi.claims import module_name
+from seqmi.claims import module_name, typed
+from seqmi.results import ChapterResults
 from seqmi.rng import child_seed
 from seqmi.stats import binomial_ci
 
@@ -124,11 +125,11 @@ def calibrate(calibration: Calibration, replicates: int = REPLICATES, seed: int 
                  calibration.h0, calibration.h1)
 
 
-def chapter_calibrations(chapter: str, results: dict[str, Any]) -> list[Calibration]:
-    """The calibrations that ``chapter``'s rule module declares, at the scale of ``results``."""
+def chapter_calibrations(chapter: str, results: Mapping[str, Any] | ChapterResults) -> list[Calibration]:
+    """The calibrations that ``chapter``'s rule module declares, at the scale of ``results`` (JSON or record)."""
     module = importlib.import_module(module_name(chapter))
     build = getattr(module, "calibrations", None)
-    return [] if build is None else list(build(results))
+    return [] if build is None else list(build(typed(chapter, results)))
 
 
 def suite(runs: Sequence[tuple[str, dict[str, Any]]], replicates: int = REPLICATES,

@@ -9,28 +9,29 @@ the fitted correlation length against ξ = −1/(2 ln|1−2q|).
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
 from seqmi.claims import (EQUIVALENCE_LEVEL, EQUIVALENCE_MARGIN, Claim, Design, combine, decide_equivalence, exact,
-                          profile_of, would_decide)
+                          would_decide)
 from seqmi.claims.calibration import Calibration
+from seqmi.results.ch00_mutual_information import Results
 from seqmi.stats import (correlation_length_interval, equivalence_power, equivalence_scale, equivalence_scale_for_power,
                          log_decay_slope, relative_difference_interval)
 from seqmi.theory.markov import bsc_plugin_floor
 
 
 
-def _scale(r: dict[str, Any]) -> str:
-    return (f"{profile_of(r)}: {r['n_seq']} chains of {r['length']} bits, q = {r['q']}, "
-            f"lags 1–{len(r['lags'])}, exact enumeration at L = {len(r['bipartite_splits']) + 1}")
+def _scale(r: Results) -> str:
+    return (f"{r.profile}: {r.n_seq} chains of {r.length} bits, q = {r.q}, "
+            f"lags 1–{len(r.lags)}, exact enumeration at L = {len(r.bipartite_splits) + 1}")
 
 
-def _arrays(r: dict[str, Any]) -> dict[str, np.ndarray]:
+def _arrays(r: Results) -> dict[str, np.ndarray]:
     """The saved per-lag numbers, with the plug-in floor of each lag's overlapping pairs."""
-    out = {k: np.asarray(r[k], dtype=float) for k in ("lags", "estimate", "stderr", "exact")}
-    out["floor"] = bsc_plugin_floor(r["q"], r["n_seq"] * (r["length"] - out["lags"]))
+    out = {"lags": np.asarray(r.lags, dtype=float), "estimate": np.asarray(r.estimate, dtype=float),
+           "stderr": np.asarray(r.stderr, dtype=float), "exact": np.asarray(r.exact, dtype=float)}
+    out["floor"] = bsc_plugin_floor(r.q, r.n_seq * (r.length - out["lags"]))
     return out
 
 
@@ -88,54 +89,55 @@ def _more_chains(n: int, batches: int, deviation: np.ndarray, half_width: np.nda
            else "none at the measured deviations, one of which already reaches the margin"))
 
 
-def _plugin_claim(r: dict[str, Any], scale: str) -> Claim:
+def _plugin_claim(r: Results, scale: str) -> Claim:
     a = _arrays(r)
-    visible = a["exact"] > r["mi_floor"]
+    visible = a["exact"] > r.mi_floor
     est, ex, floor, se = (a[k][visible] for k in ("estimate", "exact", "floor", "stderr"))
-    dof = r["n_batches"] - 1
+    dof = r.n_batches - 1
     verdict, worst, ci = decide_plugin(est, ex, floor, se, dof)
     lo, hi = relative_difference_interval(est - floor, ex, se, dof, EQUIVALENCE_LEVEL)
     if verdict == "inconclusive":
-        scale += "; " + _more_chains(r["n_seq"], r["n_batches"], (est - floor) / ex - 1.0, (hi - lo) / 2, se / ex)
+        scale += "; " + _more_chains(r.n_seq, r.n_batches, (est - floor) / ex - 1.0, (hi - lo) / 2, se / ex)
     outside = int(np.sum((lo <= -EQUIVALENCE_MARGIN) | (hi >= EQUIVALENCE_MARGIN)))
     return Claim(
         "primer.closed-form.plugin-matches-exact", "closed form (this chapter)",
         "Plug-in I(τ) of sampled chains matches ln 2 − H_b(p_τ) within sampling error", "statistical", worst, ci,
-        f"TOST at every lag with exact I > {r['mi_floor']:g}: the 90% t interval ({dof} dof, batch means) of "
+        f"TOST at every lag with exact I > {r.mi_floor:g}: the 90% t interval ({dof} dof, batch means) of "
         f"(estimate − floor)/exact − 1 inside ±{EQUIVALENCE_MARGIN:.0%} at every lag: reproduced; one wholly "
         "outside: not reproduced", verdict, "", scale,
         f"{int(visible.sum())} lags; largest relative difference {worst:+.3f}; envelope of the lags' 90% "
         f"intervals [{ci[0]:+.3f}, {ci[1]:+.3f}]; {outside} interval(s) reaching the margin",
         Design(h1=f"the plug-in estimate, less its floor, within {EQUIVALENCE_MARGIN:.0%} of the exact I(τ) at every "
-                  f"lag with I > {r['mi_floor']:g}",
+                  f"lag with I > {r.mi_floor:g}",
                h0=f"the estimate misses the closed form by {EQUIVALENCE_MARGIN:.0%} or more at some lag (a wrong "
                   "closed form, or a bias the floor does not remove)",
                test=f"intersection–union TOST: each lag's 90% t interval ({dof} dof) of the relative difference "
                     f"inside ±{EQUIVALENCE_MARGIN:.0%}",
-               unit=f"sampled chains, in {r['n_batches']} independent batches (batch-means errors)",
-               power=f"{r['n_seq']} chains: {equivalence_power(se / ex, EQUIVALENCE_MARGIN, dof):.2f} if the "
+               unit=f"sampled chains, in {r.n_batches} independent batches (batch-means errors)",
+               power=f"{r.n_seq} chains: {equivalence_power(se / ex, EQUIVALENCE_MARGIN, dof):.2f} if the "
                      "estimate is unbiased (independent errors; limited by the lags near the threshold, whose "
                      f"relative error reaches {np.max(se / ex):.1%})",
                margin=f"±{EQUIVALENCE_MARGIN:.0%} relative difference (the book's margin)"))
 
 
-def _xi_claim(r: dict[str, Any], scale: str) -> Claim:
+def _xi_claim(r: Results, scale: str) -> Claim:
     a = _arrays(r)
-    window = (a["exact"] > r["mi_floor"]) & (a["exact"] < r["fit_ceiling"])
-    xi = float(r["xi_predicted"])
-    dof = r["n_batches"] - 1
+    window = (a["exact"] > r.mi_floor) & (a["exact"] < r.fit_ceiling)
+    xi = float(r.xi_predicted)
+    dof = r.n_batches - 1
     lags, est, se = a["lags"][window], a["estimate"][window], a["stderr"][window]
     verdict, xi_fit, ci = decide_xi(lags, est, se, xi, dof)
     # the relative error of ξ is that of the slope, whose bound is Σ|w| se/Î
     relative_se = log_decay_slope(lags, est, se)[1] * xi_fit
     if verdict == "inconclusive":
-        scale += "; " + _more_chains(r["n_seq"], r["n_batches"], np.array([xi_fit / xi - 1.0]), np.array([(ci[1] - ci[0]) / 2]),
+        scale += "; " + _more_chains(r.n_seq, r.n_batches, np.array([xi_fit / xi - 1.0]),
+                                     np.array([(ci[1] - ci[0]) / 2]),
                                      np.array([relative_se]))
     return Claim(
         "primer.sec3.xi-exponential", "closed form; Shen 2019 Sec. 3",
         "I(τ) decays exponentially, I ∝ e^(−τ/ξ) (eq. 9) with ξ = −1/(2 ln|1−2q|)", "statistical",
         xi_fit / xi - 1.0, ci,
-        f"TOST of the fitted ξ over the {int(window.sum())} lags with {r['mi_floor']:g} < I < {r['fit_ceiling']:g}: "
+        f"TOST of the fitted ξ over the {int(window.sum())} lags with {r.mi_floor:g} < I < {r.fit_ceiling:g}: "
         f"the 90% interval of ξ_fit/ξ − 1 (slope error bounded for any correlation between lags, {dof} dof) inside "
         f"±{EQUIVALENCE_MARGIN:.0%}: reproduced; wholly outside: not reproduced",
         verdict, "", scale, f"ξ fitted {xi_fit:.3f} vs predicted {xi:.3f} (relative difference {xi_fit / xi - 1:+.3f})",
@@ -145,16 +147,16 @@ def _xi_claim(r: dict[str, Any], scale: str) -> Claim:
                   "the correlation's length 2ξ, or a slower, non-exponential tail)",
                test="TOST on ξ_fit/ξ − 1: least-squares slope of ln Î on τ, its error bounded by Σ|w| se/Î, 90% "
                     f"t interval ({dof} dof)",
-               unit=f"sampled chains, in {r['n_batches']} independent batches (batch-means errors)",
-               power=f"{r['n_seq']} chains: {equivalence_power([relative_se], EQUIVALENCE_MARGIN, dof):.2f} "
+               unit=f"sampled chains, in {r.n_batches} independent batches (batch-means errors)",
+               power=f"{r.n_seq} chains: {equivalence_power([relative_se], EQUIVALENCE_MARGIN, dof):.2f} "
                      f"against an exact closed form (relative error of ξ at most {relative_se:.1%})",
                margin=f"±{EQUIVALENCE_MARGIN:.0%} relative difference (the book's margin)"))
 
 
-def rules(r: dict[str, Any]) -> list[Claim]:
-    """The chapter's claims from its results dict."""
+def rules(r: Results) -> list[Claim]:
+    """The chapter's claims from its results record."""
     scale = _scale(r)
-    dev = float(r["bipartite_max_deviation"])
+    dev = float(r.bipartite_max_deviation)
     return [
         _plugin_claim(r, scale),
         _xi_claim(r, scale),
@@ -162,19 +164,19 @@ def rules(r: dict[str, Any]) -> list[Claim]:
               "Bipartite MI of a Markov chain equals I(1) for every split", "exact", dev, None,
               "exact enumeration of all 2^L sequences: max |I_bp(ℓ) − I(1)| < 1e-12 nats",
               exact(dev < 1e-12), "", scale,
-              f"max deviation {dev:.1e} nats over {len(r['bipartite_splits'])} splits"),
+              f"max deviation {dev:.1e} nats over {len(r.bipartite_splits)} splits"),
     ]
 
 
-def calibrations(r: dict[str, Any]) -> list[Calibration]:
+def calibrations(r: Results) -> list[Calibration]:
     """The two TOST rules, on estimates drawn with the saved standard errors (:mod:`seqmi.claims.calibration`).
 
     An estimate is drawn as the true value plus a normal error of the saved size, and its
     standard error as the saved one times ``√(χ²/dof)`` (batch means over independent batches).
     """
     a = _arrays(r)
-    dof = r["n_batches"] - 1
-    visible = a["exact"] > r["mi_floor"]
+    dof = r.n_batches - 1
+    visible = a["exact"] > r.mi_floor
     ex, floor, se = a["exact"][visible], a["floor"][visible], a["stderr"][visible]
     # h0 of the plug-in rule at its least favourable point: the margin missed at the best-measured
     # lag only (a miss at a noisier lag, or at several, is refuted more often)
@@ -188,9 +190,9 @@ def calibrations(r: dict[str, Any]) -> list[Calibration]:
         se_hat = se * np.sqrt(rng.chisquare(dof, se.size) / dof)
         return decide_plugin(est, ex, floor, se_hat, dof)[0]
 
-    window = (a["exact"] > r["mi_floor"]) & (a["exact"] < r["fit_ceiling"])
+    window = (a["exact"] > r.mi_floor) & (a["exact"] < r.fit_ceiling)
     lags, wex, wse = a["lags"][window], a["exact"][window], a["stderr"][window]
-    xi = float(r["xi_predicted"])
+    xi = float(r.xi_predicted)
     # h0: a pure exponential through the window's first point whose length is the margin longer
     slower = wex[0] * np.exp(-(lags - lags[0]) / (xi * (1.0 + EQUIVALENCE_MARGIN)))
     x = lags - lags.mean()
@@ -204,8 +206,8 @@ def calibrations(r: dict[str, Any]) -> list[Calibration]:
         se_hat = wse * math.sqrt(rng.chisquare(dof) / dof)
         return decide_xi(lags, est, se_hat, xi, dof)[0]
 
-    scale = (f"{int(visible.sum())} lags with I > {r['mi_floor']:g}, the saved batch-means errors "
-             f"({r['n_seq']} chains, {r['n_batches']} batches)")
+    scale = (f"{int(visible.sum())} lags with I > {r.mi_floor:g}, the saved batch-means errors "
+             f"({r.n_seq} chains, {r.n_batches} batches)")
     return [
         Calibration("primer.closed-form.plugin-matches-exact", scale,
                     f"the estimate {EQUIVALENCE_MARGIN:.0%} above the exact I(τ) at the best-measured lag, exact "

@@ -15,8 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from seqmi.claims import MIN_SEEDS, Claim, Design, decide, exact, profile_of, would_decide
+from seqmi.claims import MIN_SEEDS, Claim, Design, decide, exact, would_decide
 from seqmi.claims.calibration import Calibration
+from seqmi.results.ch05_ngram_ssm import MemorisationFit, Results
 from seqmi.stats import binomial_ci, mean_ci, seeds_to_decide, t_power, wilson_power
 
 NEAR_PERFECT = 0.95  # what we read "near-perfect accuracy" as
@@ -88,7 +89,7 @@ def _fraction_design(n: int, shown: str) -> Design:
               f"{PLAUSIBLE:.0%} of seeds")
 
 
-def _fraction_claim(r: dict[str, Any], cid: str, source: str, statement: str, hits: list[bool], shown: str,
+def _fraction_claim(r: Results, cid: str, source: str, statement: str, hits: list[bool], shown: str,
                     rule: str, detail: str, sub: str, scale: str) -> Claim:
     """A property claimed of trained models in general: the fraction of seeds showing it, against ``MOST``."""
     n, k = len(hits), int(sum(hits))
@@ -99,34 +100,34 @@ def _fraction_claim(r: dict[str, Any], cid: str, source: str, statement: str, hi
                  _fraction_design(n, shown))
 
 
-def _accuracy_claim(r: dict[str, Any], cid: str, source: str, statement: str, key: str, sub: str) -> Claim:
-    t = r["training"]
-    acc = np.asarray(t["accuracy"][key], dtype=float)
+def _accuracy_claim(r: Results, cid: str, source: str, statement: str, key: str, sub: str) -> Claim:
+    t = r.training
+    acc = np.asarray(t.accuracy[key], dtype=float)
     return _fraction_claim(
         r, cid, source, statement, [a >= NEAR_PERFECT for a in acc], f"reach test accuracy ≥ {NEAR_PERFECT}",
         f"fraction of seeds with test accuracy ≥ {NEAR_PERFECT} (near-perfect): its Wilson interval above {MOST:g}: "
         f"reproduced; below: not reproduced", f"accuracy per seed {np.round(acc, 3).tolist()} (mean {acc.mean():.3f})",
-        sub, f"{profile_of(r)}: {t['n_seeds']} seeds, {t['epochs']} epochs, {t['n_train']} training sentences")
+        sub, f"{r.profile}: {t.n_seeds} seeds, {t.epochs} epochs, {t.n_train} training sentences")
 
 
-def _seed_fraction_claim(r: dict[str, Any], cid: str, source: str, statement: str, hits: list[bool], shown: str,
+def _seed_fraction_claim(r: Results, cid: str, source: str, statement: str, hits: list[bool], shown: str,
                          rule: str, detail: str, sub: str) -> Claim:
     """A property of the trained models' spectra: the fraction of seeds showing it, above ``MOST``."""
     return _fraction_claim(r, cid, source, statement, hits, shown, rule, detail, sub,
-                           f"{profile_of(r)}: {len(hits)} seeds (tuned learning rate)")
+                           f"{r.profile}: {len(hits)} seeds (tuned learning rate)")
 
 
-def _small_d_claim(r: dict[str, Any]) -> Claim:
+def _small_d_claim(r: Results) -> Claim:
     """Sec. 5.1: "SGD does not converge when the dimension d is very small"."""
-    runs = r["small_embeddings"]
-    d_min = min(x["embed_dim"] for x in runs)
-    lrs = sorted({x["lr"] for x in runs})
-    acc = {lr: np.array([x["accuracy"] for x in runs if x["embed_dim"] == d_min and x["lr"] == lr]) for lr in lrs}
+    runs = r.small_embeddings
+    d_min = min(x.embed_dim for x in runs)
+    lrs = sorted({x.lr for x in runs})
+    acc = {lr: np.array([x.accuracy for x in runs if x.embed_dim == d_min and x.lr == lr]) for lr in lrs}
     # the rate is chosen on splits of its own: the seeds that decide never chose it
-    select = r["small_lr_selection"]
-    chosen = {lr: np.mean([x["accuracy"] for x in select if x["lr"] == lr]) for lr in lrs}
+    select = r.small_lr_selection
+    chosen = {lr: np.mean([x.accuracy for x in select if x.lr == lr]) for lr in lrs}
     best = max(lrs, key=lambda lr: chosen[lr])
-    diverged = {lr: sum(x["diverged"] for x in runs if x["embed_dim"] == d_min and x["lr"] == lr) for lr in lrs}
+    diverged = {lr: sum(x.diverged for x in runs if x.embed_dim == d_min and x.lr == lr) for lr in lrs}
     hits = [a < CONVERGED for a in acc[best]]
     return _fraction_claim(
         r, "nandakumar.sec5-1.small-d-no-convergence", "Nandakumar et al. Sec. 5.1",
@@ -139,7 +140,7 @@ def _small_d_claim(r: dict[str, Any]) -> Claim:
         + f"); d = {d_min}: accuracy " + ", ".join(f"lr {lr:g}: {np.round(acc[lr], 3).tolist()}" for lr in lrs)
         + "; runs whose loss diverged: " + ", ".join(f"lr {lr:g}: {k}" for lr, k in diverged.items()),
         "SGD learning rates of our grid, not the paper's 0.001 (at which no d learns in 25 epochs here)",
-        f"{profile_of(r)}: d ∈ {sorted({x['embed_dim'] for x in runs})}, SGD lr ∈ {lrs}, {len(acc[best])} seeds")
+        f"{r.profile}: d ∈ {sorted({x.embed_dim for x in runs})}, SGD lr ∈ {lrs}, {len(acc[best])} seeds")
 
 
 def decide_contraction(contraction: np.ndarray, spectral_radius: np.ndarray) -> tuple[str, list[float] | None, int]:
@@ -163,17 +164,17 @@ def decide_contraction(contraction: np.ndarray, spectral_radius: np.ndarray) -> 
     return decide(ci, 1.0, claim_above=False), ci, int(premise.sum())
 
 
-def _lipschitz_claim(r: dict[str, Any]) -> Claim:
+def _lipschitz_claim(r: Results) -> Claim:
     """Sec. 5.2: the RNN's state map contracts though W's spectrum does not, which bounds its effective window."""
-    lip = r["lipschitz"]
-    q = np.asarray(lip["contraction"]["rnn"], dtype=float)
-    radius = np.asarray([x["spectral_radius"] for x in r["spectra"]["rnn"]], dtype=float)
+    lip = r.lipschitz
+    q = np.asarray(lip.contraction["rnn"], dtype=float)
+    radius = np.asarray([x.spectral_radius for x in r.spectra["rnn"]], dtype=float)
     verdict, ci, met = decide_contraction(q, radius)
-    scale = f"{profile_of(r)}: {len(q)} seeds, lags 0..{lip['lags'][-1]} on 12-word test prefixes"
+    scale = f"{r.profile}: {len(q)} seeds, lags 0..{lip.lags[-1]} on 12-word test prefixes"
     if verdict == "inconclusive":
         scale += "; " + would_decide(
             f"at least {MIN_SEEDS} RNN seeds whose trained W has an eigenvalue of modulus ≥ 1, the paper's premise "
-            f"({met} of {len(q)} here: our SGD at lr {r['training']['tuned_lr']:g} leaves ρ(W) below 1; a training "
+            f"({met} of {len(q)} here: our SGD at lr {r.training.tuned_lr:g} leaves ρ(W) below 1; a training "
             f"setting that reaches the paper's spectrum, e.g. its unreported batching or initialisation; {SEED_COST})"
             if met < MIN_SEEDS else
             f"more seeds that meet the premise ({met} here; {SEED_COST})")
@@ -186,13 +187,13 @@ def _lipschitz_claim(r: dict[str, Any]) -> Claim:
         f"on the seeds whose W has an eigenvalue of modulus ≥ 1 (the premise; at least {MIN_SEEDS}): the 95% t "
         "interval of the mean per-step contraction factor of the state map's Jacobian norm (fitted on k ≥ 4, mean "
         "over test prefixes) below 1: reproduced; above: not reproduced; fewer premise seeds: inconclusive",
-        verdict, TUNED.format(tuned=r["training"]["tuned_lr"]), scale,
+        verdict, TUNED.format(tuned=r.training.tuned_lr), scale,
         f"premise met by {met} of {len(q)} seeds (spectral radius of W per seed {np.round(radius, 3).tolist()}); "
         f"factor per seed {np.round(q, 3).tolist()}, mean {q.mean():.3f} [{all_ci[0]:.3f}, {all_ci[1]:.3f}] over all "
         "seeds (where ρ(W) < 1 the spectrum already predicts a shrinking map: the paper's point, a contraction "
         "despite it, is not tested); window at "
-        f"{r['window_tol']:g}: {np.round(lip['window']['rnn'], 1).tolist()} steps (SSM: "
-        f"{np.round(lip['window']['ssm'], 1).tolist()})",
+        f"{r.window_tol:g}: {np.round(lip.window['rnn'], 1).tolist()} steps (SSM: "
+        f"{np.round(lip.window['ssm'], 1).tolist()})",
         Design(h1="on RNNs whose W has an eigenvalue of modulus ≥ 1, the state map still contracts: mean per-step "
                   "factor of its Lipschitz norm below 1",
                h0="no contraction: a per-step factor of 1 or more (the window unbounded, as W's spectrum suggests)",
@@ -262,9 +263,9 @@ def _cluster_design(n: int, spread: float, measured: bool) -> Design:
                "equivalence margin")
 
 
-def _cluster_claim(r: dict[str, Any]) -> Claim:
+def _cluster_claim(r: Results) -> Claim:
     """Sec. 5.3, Fig. 4: the trained SSM's states cluster by the last trigram, decided over the seeds."""
-    t, starts = r["training"], r["n_starting_sequences"]
+    t, starts = r.training, r.n_starting_sequences
     statement = ("The hidden states of the trained SSM cluster by the n-gram of the input's last three words "
                  "(inputs ending in the same trigram lie together in a PCA plot of the states), as in the "
                  "construction, whose state depends on that trigram only (Prop. 4.4)")
@@ -272,49 +273,49 @@ def _cluster_claim(r: dict[str, Any]) -> Claim:
             "sequences that their last trigram explains, minus its mean with the trigram labels shuffled across "
             f"the states (the shuffled-state null); the 95% t interval of the mean over at least {MIN_SEEDS} "
             f"seeds wholly above {CLUSTER_MARGIN:g}: reproduced; wholly below: not reproduced")
-    constructed = r["explained_by_last_trigram"]["constructed_ssm"]
-    c = r.get("trigram_clustering")
+    constructed = r.explained_by_last_trigram.constructed_ssm
+    c = r.trigram_clustering
     if c is None:
         # a recording made before the per-seed statistic: it kept seed 0's fraction only
-        ex = r["explained_by_last_trigram"]
+        ex = r.explained_by_last_trigram
         return Claim(
             "nandakumar.fig4.states-cluster", "Nandakumar et al. Sec. 5.3, Fig. 4", statement, "statistical", None,
-            None, rule, "inconclusive", TUNED.format(tuned=t["tuned_lr"]),
-            f"{profile_of(r)}: {t['n_seeds']} seeds trained, but this recording kept the fraction of seed 0 only "
+            None, rule, "inconclusive", TUNED.format(tuned=t.tuned_lr),
+            f"{r.profile}: {t.n_seeds} seeds trained, but this recording kept the fraction of seed 0 only "
             "and no shuffled null; " + would_decide(
-                f"the per-seed fraction and its shuffled null over the {t['n_seeds']} seeds, which the chapter's "
-                f"next {profile_of(r)} run records ({CLUSTER_COST}, for the tuned SSM, the tuned RNN and the "
+                f"the per-seed fraction and its shuffled null over the {t.n_seeds} seeds, which the chapter's "
+                f"next {r.profile} run records ({CLUSTER_COST}, for the tuned SSM, the tuned RNN and the "
                 "SSM at the paper's rate)"),
-            f"seed 0 only: trained SSM {ex['trained_ssm']:.3f}, RNN {ex['trained_rnn']:.3f}, constructed "
-            f"{constructed:.3f}", _cluster_design(t["n_seeds"], PILOT_CLUSTER_SPREAD, False))
-    ssm = c["ssm_tuned"]
-    explained, null = np.asarray(ssm["explained"], dtype=float), np.asarray(ssm["null_mean"], dtype=float)
+            f"seed 0 only: trained SSM {ex.trained_ssm:.3f}, RNN {ex.trained_rnn:.3f}, constructed "
+            f"{constructed:.3f}", _cluster_design(t.n_seeds, PILOT_CLUSTER_SPREAD, False))
+    ssm = c.ssm_tuned
+    explained, null = np.asarray(ssm.explained, dtype=float), np.asarray(ssm.null_mean, dtype=float)
     effect = explained - null
     verdict, ci = decide_clustering(explained, null)
     measured = effect.size >= 2 and float(effect.std(ddof=1)) > 0
     spread = float(effect.std(ddof=1)) if measured else PILOT_CLUSTER_SPREAD
-    scale = f"{profile_of(r)}: {effect.size} seeds, {starts} starting sequences, {c['permutations']} shuffles per seed"
+    scale = f"{r.profile}: {effect.size} seeds, {starts} starting sequences, {c.permutations} shuffles per seed"
     if verdict == "inconclusive":
         needed = seeds_to_decide(effect, threshold=CLUSTER_MARGIN) if effect.size >= 2 else None
         scale += "; " + would_decide(
             f"at least {MIN_SEEDS} seeds ({SEED_COST}; {CLUSTER_COST})" if effect.size < MIN_SEEDS else
             f"≈ {needed} seeds at the measured mean and spread ({SEED_COST}; {CLUSTER_COST})" if needed else
             f"no number of seeds at the measured mean {effect.mean():.3f}, which sits on the margin")
-    rnn, paper = c["rnn_tuned"], c["ssm_paper"]
+    rnn, paper = c.rnn_tuned, c.ssm_paper
     return Claim(
         "nandakumar.fig4.states-cluster", "Nandakumar et al. Sec. 5.3, Fig. 4", statement, "statistical",
-        float(effect.mean()), ci, rule, verdict, TUNED.format(tuned=t["tuned_lr"]), scale,
+        float(effect.mean()), ci, rule, verdict, TUNED.format(tuned=t.tuned_lr), scale,
         f"effect per seed {np.round(effect, 3).tolist()}: explained {np.round(explained, 3).tolist()}, shuffled "
-        f"{np.round(null, 4).tolist()}, permutation p ≤ {max(ssm['p_value']):.3f} in every seed; trained RNN "
-        f"explained {np.round(rnn['explained'], 3).tolist()}; constructed SSM {constructed:.3f}. The null asks "
+        f"{np.round(null, 4).tolist()}, permutation p ≤ {max(ssm.p_value):.3f} in every seed; trained RNN "
+        f"explained {np.round(rnn.explained, 3).tolist()}; constructed SSM {constructed:.3f}. The null asks "
         "whether the states are organised by the trigram at all, not whether training organised them: the SSMs "
-        f"at the paper's rate, which learn nothing, explain {np.round(paper['explained'], 3).tolist()}",
+        f"at the paper's rate, which learn nothing, explain {np.round(paper.explained, 3).tolist()}",
         _cluster_design(effect.size, spread, measured))
 
 
-def _random_starts(row: dict[str, Any]) -> list[float]:
+def _random_starts(row: MemorisationFit) -> list[float]:
     """Max errors of a hidden size's restarts that started at random (restart 0 may be the construction)."""
-    return row["max_error"][1:] if row["from_construction"] else row["max_error"]
+    return row.max_error[1:] if row.from_construction else row.max_error
 
 
 def _first(sizes: list[int]) -> int | str:
@@ -322,33 +323,33 @@ def _first(sizes: list[int]) -> int | str:
     return min(sizes) if sizes else "none"
 
 
-def _below_bound_detail(rows: list[dict[str, Any]], N: int) -> str:
+def _below_bound_detail(rows: list[MemorisationFit], N: int) -> str:
     """The numbers of the Prop. A.8 training claim: errors, wrong signs, and where they fall."""
-    best = {x["hidden"]: min(x["max_error"]) for x in rows}
-    below = [x for x in rows if x["hidden"] < N - 2]
-    by_optimiser = [x["hidden"] for x in rows if min(_random_starts(x), default=math.inf) < 1.0]
-    detail = (f"best max error per m < {N - 2}: " + ", ".join(f"{x['hidden']}: {best[x['hidden']]:.2f}" for x in below)
+    best = {x.hidden: min(x.max_error) for x in rows}
+    below = [x for x in rows if x.hidden < N - 2]
+    by_optimiser = [x.hidden for x in rows if min(_random_starts(x), default=math.inf) < 1.0]
+    detail = (f"best max error per m < {N - 2}: " + ", ".join(f"{x.hidden}: {best[x.hidden]:.2f}" for x in below)
               + "; fewest wrong signs per m (forced): "
-              + ", ".join(f"{x['hidden']}: {min(x['sign_errors'])} ({x['min_sign_errors']})" for x in rows)
+              + ", ".join(f"{x.hidden}: {min(x.sign_errors)} ({x.min_sign_errors})" for x in rows)
               + f"; smallest m with every sign right: {_first([m for m, e in best.items() if e < 1.0])}"
               + f", memorised to {MEMORISED:g}: {_first([m for m, e in best.items() if e < MEMORISED])}"
               + f" (by Adam from random starts: {_first(by_optimiser)})")
     if below:
         last = below[-1]
-        k = int(np.argmin(last["sign_errors"]))
-        detail += f"; at m = {last['hidden']} the model with the fewest wrong signs misses j = {last['wrong_points'][k]}"
+        k = int(np.argmin(last.sign_errors))
+        detail += f"; at m = {last.hidden} the model with the fewest wrong signs misses j = {last.wrong_points[k]}"
     if N in best:
         detail += f"; best max error at m = N = {N}: {best[N]:.0e}"
     return detail
 
 
-def _below_bound_claim(r: dict[str, Any]) -> Claim:
+def _below_bound_claim(r: Results) -> Claim:
     """Prop. A.8 on trained models: below N - 2 neurons every one has a wrong sign; at N one fits."""
-    N, rows, fit = r["n_points"], r["memorisation_fits"], r["memorisation_training"]
-    below = [min(x["max_error"]) for x in rows if x["hidden"] < N - 2]
-    at_n = [min(x["max_error"]) for x in rows if x["hidden"] == N]
+    N, rows, fit = r.n_points, r.memorisation_fits, r.memorisation_training
+    below = [min(x.max_error) for x in rows if x.hidden < N - 2]
+    at_n = [min(x.max_error) for x in rows if x.hidden == N]
     # the piece count forces ceil((N - 2 - m) / 2) wrong signs at every m, checked on every model
-    forced = all(min(x["sign_errors"]) >= x["min_sign_errors"] for x in rows)
+    forced = all(min(x.sign_errors) >= x.min_sign_errors for x in rows)
     passed = bool(below) and min(below) >= 1.0 and forced and bool(at_n) and at_n[0] < MEMORISED
     return Claim("nandakumar.propA8.below-bound-fails", "Nandakumar et al. Prop. A.8, Prop. 4.5",
                  "With m < N − 2 hidden neurons an SSM cannot fit N alternating targets on a line (some sign is "
@@ -361,79 +362,79 @@ def _below_bound_claim(r: dict[str, Any]) -> Claim:
                  exact(passed),
                  "a sample of weights, not all of them: models trained by full-batch Adam on the squared error "
                  "from random starts, and at m ≥ N one started from the construction",
-                 f"{profile_of(r)}: N = {N}, m = {rows[0]['hidden']}..{rows[-1]['hidden']}, {fit['restarts']} "
-                 f"restarts × {fit['steps']} Adam steps (lr {fit['lr']:g}) per m", _below_bound_detail(rows, N))
+                 f"{r.profile}: N = {N}, m = {rows[0].hidden}..{rows[-1].hidden}, {fit.restarts} "
+                 f"restarts × {fit.steps} Adam steps (lr {fit.lr:g}) per m", _below_bound_detail(rows, N))
 
 
-def rules(r: dict[str, Any]) -> list[Claim]:
-    """The chapter's claims from its results dict."""
-    grid, rnn_grid, size_scan = r["construction_grid"], r["rnn_grid"], r["size_scan"]
-    eps = sorted({g["eps"] for g in grid}, reverse=True)
-    dims = sorted({g["embed_dim"] for g in grid}, reverse=True)
-    random_eps = r["random_eps"]
-    scale = (f"{profile_of(r)}: ε ∈ {eps}, d ∈ {dims}, {r['n_starting_sequences']} starting sequences, "
-             f"random languages up to |P| = {max(s['n_rules'] for s in size_scan)}")
-    ssm_ok = all(g["max_tv"] < g["eps"] for g in grid)
-    random_ok = all(x["max_tv"] < random_eps and x["window"] == x["n"] - 1 for x in r["random_languages"])
-    d1 = [x for x in size_scan if x["embed_dim"] == 1]
-    d1_fail = [x for x in d1 if x["max_tv"] >= random_eps]
-    d1_text = f"d = 1 ε-equivalent for |P| ∈ {[x['n_rules'] for x in d1 if x['max_tv'] < random_eps]}"
+def rules(r: Results) -> list[Claim]:
+    """The chapter's claims from its results record."""
+    grid, rnn_grid, size_scan = r.construction_grid, r.rnn_grid, r.size_scan
+    eps = sorted({g.eps for g in grid}, reverse=True)
+    dims = sorted({g.embed_dim for g in grid}, reverse=True)
+    random_eps = r.random_eps
+    scale = (f"{r.profile}: ε ∈ {eps}, d ∈ {dims}, {r.n_starting_sequences} starting sequences, "
+             f"random languages up to |P| = {max(s.n_rules for s in size_scan)}")
+    ssm_ok = all(g.max_tv < g.eps for g in grid)
+    random_ok = all(x.max_tv < random_eps and x.window == x.n - 1 for x in r.random_languages)
+    d1 = [x for x in size_scan if x.embed_dim == 1]
+    d1_fail = [x for x in d1 if x.max_tv >= random_eps]
+    d1_text = f"d = 1 ε-equivalent for |P| ∈ {[x.n_rules for x in d1 if x.max_tv < random_eps]}"
     if d1_fail:
-        d1_text += (f"; fails at |P| = {[x['n_rules'] for x in d1_fail]} (cond "
-                    + ", ".join(f"{x['condition_number']:.0e}" for x in d1_fail) + ")")
-    w = r["window_checks"]["ssm"]
-    window_ok = all(v["max_logit_change_older_words"] == 0.0 and v["window"] == 3 for v in r["window_checks"].values())
-    cond = r["conditioning_scan"]
-    full_rank = all(rank == r["n_contexts"] for c in cond for rank in c["ranks"])
-    rnn_ok = all(g["max_tv"] < g["eps"] and g["W_cubed_is_zero"] for g in rnn_grid)
-    pieces_ok = all(x["bound_holds"] for x in r["piece_counting"])
-    memo_ok = r["memorisation_error"] < 1e-6 and r["memorisation_sign_changes"] == r["n_points"] - 1
-    t = r["training"]
-    tuned = TUNED.format(tuned=t["tuned_lr"])
-    ssm_out = [x["n_outside"] for x in r["spectra"]["ssm"]]
-    rnn_out = [x["n_outside"] for x in r["spectra"]["rnn"]]
+        d1_text += (f"; fails at |P| = {[x.n_rules for x in d1_fail]} (cond "
+                    + ", ".join(f"{x.condition_number:.0e}" for x in d1_fail) + ")")
+    w = r.window_checks["ssm"]
+    window_ok = all(v.max_logit_change_older_words == 0.0 and v.window == 3 for v in r.window_checks.values())
+    cond = r.conditioning_scan
+    full_rank = all(rank == r.n_contexts for c in cond for rank in c.ranks)
+    rnn_ok = all(g.max_tv < g.eps and g.W_cubed_is_zero for g in rnn_grid)
+    pieces_ok = all(x.bound_holds for x in r.piece_counting)
+    memo_ok = r.memorisation_error < 1e-6 and r.memorisation_sign_changes == r.n_points - 1
+    t = r.training
+    tuned = TUNED.format(tuned=t.tuned_lr)
+    ssm_out = [x.n_outside for x in r.spectra["ssm"]]
+    rnn_out = [x.n_outside for x in r.spectra["rnn"]]
     return [
         Claim("nandakumar.appB.145-rules", "Nandakumar et al. Appendix B",
-              "The example language has |P| = 145 three-word rules, listed in a table", "exact", r["n_contexts"], None,
+              "The example language has |P| = 145 three-word rules, listed in a table", "exact", r.n_contexts, None,
               "the rules generated from the grammar are the printed table's 145", exact(
-                  r["n_contexts"] == 145 and r["paper_table_same_set"]), "", scale,
-              f"|P| = {r['n_contexts']}; identical to the printed table: {r['paper_table_same_set']}"),
+                  r.n_contexts == 145 and r.paper_table_same_set), "", scale,
+              f"|P| = {r.n_contexts}; identical to the printed table: {r.paper_table_same_set}"),
         Claim("nandakumar.thm4-1.ssm-eps-equivalent", "Nandakumar et al. Theorem 4.1, Prop. 4.4-4.5",
               "An SSM with |P| hidden neurons is ε-equivalent to f_N, for any ε and embedding dim d ≥ 1", "exact",
-              r["worst_tv_over_eps"], None,
+              r.worst_tv_over_eps, None,
               f"max TV < ε at every (ε, d) over all starting sequences, and on random languages (ε = {random_eps})",
-              exact(ssm_ok and random_ok), "", scale, f"max TV/ε = {r['worst_tv_over_eps']:.3f}"),
+              exact(ssm_ok and random_ok), "", scale, f"max TV/ε = {r.worst_tv_over_eps:.3f}"),
         Claim("nandakumar.sec4-3.any-embedding-dim", "Nandakumar et al. Sec. 4.1, 4.3",
               "Any embedding dimension works, d = 1 included; checked in float64 on growing random languages", "exact",
               None, None, f"d = 1 ε-equivalent (ε = {random_eps}) at every language size", exact(not d1_fail), "", scale,
               d1_text),
         Claim("nandakumar.prop4-6.nilpotent-window", "Nandakumar et al. Prop. 4.6",
               "A nilpotent of order n−1 makes the output depend on the last n−1 words only", "exact",
-              w["max_logit_change_older_words"], None,
+              w.max_logit_change_older_words, None,
               "A^3 = 0, older words change the logits by exactly 0, and the third-last word does change the prediction",
-              exact(window_ok and w["max_tv_change_third_word"] > 0), "", scale,
-              f"older words change the logits by {w['max_logit_change_older_words']:.0e}; the 3rd-last word by TV "
-              f"{w['max_tv_change_third_word']:.2f}"),
+              exact(window_ok and w.max_tv_change_third_word > 0), "", scale,
+              f"older words change the logits by {w.max_logit_change_older_words:.0e}; the 3rd-last word by TV "
+              f"{w.max_tv_change_third_word:.2f}"),
         Claim("nandakumar.lemA2-A4.independent-states", "Nandakumar et al. Lemmas A.2-A.4",
               "Generic B, nilpotent A and a bias make the post-ReLU states linearly independent", "exact", None, None,
-              f"numerical rank {r['n_contexts']} in every draw at every embedding dimension", exact(full_rank), "",
-              scale, f"d ∈ {[c['embed_dim'] for c in cond]}, median cond "
-              f"{min(r['median_condition_number']):.1e}–{max(r['median_condition_number']):.1e}"),
+              f"numerical rank {r.n_contexts} in every draw at every embedding dimension", exact(full_rank), "",
+              scale, f"d ∈ {[c.embed_dim for c in cond]}, median cond "
+              f"{min(r.median_condition_number):.1e}–{max(r.median_condition_number):.1e}"),
         Claim("nandakumar.sec4-5.rnn-expresses", "Nandakumar et al. Sec. 4.5, Lemma A.7, App. A.4",
               "RNNs with a block-nilpotent hidden matrix express f_N too (expected, with a sketch)", "exact",
-              max(g["max_tv"] for g in rnn_grid), None, "W³ = 0 exactly and max TV < ε at every ε",
-              exact(rnn_ok), "", scale, f"max TV = {max(g['max_tv'] for g in rnn_grid):.1e}"),
+              max(g.max_tv for g in rnn_grid), None, "W³ = 0 exactly and max TV < ε at every ε",
+              exact(rnn_ok), "", scale, f"max TV = {max(g.max_tv for g in rnn_grid):.1e}"),
         Claim("nandakumar.propA8.piece-counting", "Nandakumar et al. Prop. A.8",
               "With fewer neurons an alternating set cannot be memorised (piece counting); N neurons suffice",
               "exact", None, None,
               "a counting bound, checked on random cases: random SSMs never exceed m+1 pieces with one sign change each "
               "(the proposition's count, sampled), and the construction with m = N memorises to 1e-6",
               exact(pieces_ok and memo_ok), "", scale,
-              f"{len(r['piece_counting'])} hidden sizes; construction error {r['memorisation_error']:.0e}, "
-              f"{r['memorisation_sign_changes']} sign changes"),
+              f"{len(r.piece_counting)} hidden sizes; construction error {r.memorisation_error:.0e}, "
+              f"{r.memorisation_sign_changes} sign changes"),
         _below_bound_claim(r),
         _accuracy_claim(r, "nandakumar.sec5-1.ssm-paper-lr", "Nandakumar et al. Sec. 5.1",
-                        f"SSM trained with SGD lr {t['paper_lr']:g}, 25 epochs, 40 sentences: near-perfect accuracy",
+                        f"SSM trained with SGD lr {t.paper_lr:g}, 25 epochs, 40 sentences: near-perfect accuracy",
                         "ssm_paper", ""),
         _accuracy_claim(r, "nandakumar.sec5-1.ssm-tuned-lr", "Nandakumar et al. Sec. 5.1, lr tuned here",
                         "…and near-perfect with a tuned learning rate (our setting)", "ssm_tuned", tuned),
@@ -459,7 +460,7 @@ def rules(r: dict[str, Any]) -> list[Claim]:
     ]
 
 
-def calibrations(r: dict[str, Any]) -> list[Calibration]:
+def calibrations(r: Results) -> list[Calibration]:
     """The seed rules on simulated seeds at the recorded number of seeds (:mod:`seqmi.claims.calibration`).
 
     A seed-fraction rule sees one Bernoulli outcome per seed; the Lipschitz rule sees one
@@ -468,7 +469,7 @@ def calibrations(r: dict[str, Any]) -> list[Calibration]:
     clustering rule sees one explained fraction per seed, normal with the recorded spread
     between seeds (the pilot's where the recording holds none), and its shuffled null.
     """
-    n_train = r["training"]["n_seeds"]
+    n_train = r.training.n_seeds
 
     def fraction(n: int) -> Any:
         def verdict(hypothesis: str, rng: np.random.Generator) -> str:
@@ -480,7 +481,7 @@ def calibrations(r: dict[str, Any]) -> list[Calibration]:
                            f"each seed shows the property with probability {MOST:g}",
                            f"each seed shows it with probability {PLAUSIBLE:g}", fraction(n))
 
-    q = np.asarray(r["lipschitz"]["contraction"]["rnn"], dtype=float)
+    q = np.asarray(r.lipschitz.contraction["rnn"], dtype=float)
     sd = float(q.std(ddof=1))
     premise = np.full(q.size, 1.0)
 
@@ -488,26 +489,26 @@ def calibrations(r: dict[str, Any]) -> list[Calibration]:
         mean = 1.0 if hypothesis == "h0" else 1.0 - CONTRACTION_EFFECT
         return decide_contraction(rng.normal(mean, sd, q.size), premise)[0]
 
-    c = r.get("trigram_clustering")
-    n_cluster = len(c["ssm_tuned"]["explained"]) if c else n_train
-    effect = np.subtract(c["ssm_tuned"]["explained"], c["ssm_tuned"]["null_mean"]) if c else np.array([])
+    c = r.trigram_clustering
+    n_cluster = len(c.ssm_tuned.explained) if c is not None else n_train
+    effect = np.subtract(c.ssm_tuned.explained, c.ssm_tuned.null_mean) if c is not None else np.array([])
     spread = float(effect.std(ddof=1)) if effect.size >= 2 and effect.std() > 0 else PILOT_CLUSTER_SPREAD
     # the shuffled null's exact mean, (K - 1) / (N - 1); a seed's mean of 100 shuffles is within 1e-4 of it
-    null = (r["n_contexts"] - 1) / (r["n_starting_sequences"] - 1)
+    null = (r.n_contexts - 1) / (r.n_starting_sequences - 1)
 
     def clustering(hypothesis: str, rng: np.random.Generator) -> str:
         mean = CLUSTER_MARGIN + (0.0 if hypothesis == "h0" else CLUSTER_EFFECT)
         return decide_clustering(rng.normal(mean + null, spread, n_cluster), np.full(n_cluster, null))[0]
 
-    small = r["small_embeddings"]
-    d_min = min(x["embed_dim"] for x in small)
-    n_small = sum(1 for x in small if x["embed_dim"] == d_min and x["lr"] == small[0]["lr"])
+    small = r.small_embeddings
+    d_min = min(x.embed_dim for x in small)
+    n_small = sum(1 for x in small if x.embed_dim == d_min and x.lr == small[0].lr)
     return [
         *(fraction_calibration(cid, n_train) for cid in (
             "nandakumar.sec5-1.ssm-paper-lr", "nandakumar.sec5-1.ssm-tuned-lr", "nandakumar.sec5-2.rnn-paper-lr",
             "nandakumar.sec5-2.rnn-tuned-lr")),
-        fraction_calibration("nandakumar.fig5-2.ssm-one-exception", len(r["spectra"]["ssm"])),
-        fraction_calibration("nandakumar.sec5-2.rnn-several-outside", len(r["spectra"]["rnn"])),
+        fraction_calibration("nandakumar.fig5-2.ssm-one-exception", len(r.spectra["ssm"])),
+        fraction_calibration("nandakumar.sec5-2.rnn-several-outside", len(r.spectra["rnn"])),
         fraction_calibration("nandakumar.sec5-1.small-d-no-convergence", n_small),
         Calibration("nandakumar.sec5-2.rnn-lipschitz-window",
                     f"{q.size} seeds, all meeting the premise (the recorded ones do not), factors with the recorded "

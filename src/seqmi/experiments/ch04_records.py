@@ -1,19 +1,33 @@
 """Readings of chapter 04's recorded sweeps, shared by the chapter's figures and its rules.
 
 Torch-free: the rules (:mod:`seqmi.claims.ch04_bipartite_mi_l2m`) read recorded results
-with the core alone.
+with the core alone. Each reading takes the typed records the rules hold
+(:mod:`seqmi.results.ch04_bipartite_mi_l2m`), or the JSON the chapter holds before it
+saves it, which it first reads into those records.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
+from seqmi.results import as_json
+from seqmi.results.ch04_bipartite_mi_l2m import BoundRun, L2MRun
+from seqmi.stats import spearman
 
-def collapse_points(l2m_runs: dict[str, dict[str, Any]]) -> tuple[NDArray[np.float64], NDArray[np.float64],
-                                                                  NDArray[np.float64]]:
+Record = TypeVar("Record", L2MRun, BoundRun)
+
+
+def _typed(kind: type[Record], run: Record | Mapping[str, Any]) -> Record:
+    """``run`` as the record ``kind``: read from the chapter's JSON where it is one."""
+    return kind.from_json(as_json(run)) if isinstance(run, Mapping) else run
+
+
+def collapse_points(l2m_runs: Mapping[str, L2MRun | Mapping[str, Any]]) -> tuple[
+        NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """Every trained Mamba model's bipartite MI per state dimension, average KL and length.
 
     Each replicate of a pooled record (see
@@ -23,7 +37,8 @@ def collapse_points(l2m_runs: dict[str, dict[str, Any]]) -> tuple[NDArray[np.flo
     Parameters
     ----------
     l2m_runs : dict
-        The chapter's ``l2m_runs``, keyed ``"<backbone>/d=<width>/L=<length>"``.
+        The chapter's ``l2m_runs``, keyed ``"<backbone>/d=<width>/L=<length>"``: typed
+        records (:class:`seqmi.results.ch04_bipartite_mi_l2m.L2MRun`) or the chapter's dicts.
 
     Returns
     -------
@@ -31,34 +46,35 @@ def collapse_points(l2m_runs: dict[str, dict[str, Any]]) -> tuple[NDArray[np.flo
         Arrays of one entry per trained Mamba model.
     """
     xs, ys, Ls = [], [], []
-    for key, run in l2m_runs.items():
+    for key, entry in l2m_runs.items():
         if key.startswith("mamba/"):
-            kls = run.get("average_kl_replicates", [run["average_kl"]])
-            xs += [run["bipartite_mi"] / run["state_size"]] * len(kls)
+            run = _typed(L2MRun, entry)
+            kls = [run.average_kl] if run.average_kl_replicates is None else run.average_kl_replicates
+            xs += [run.bipartite_mi / run.state_size] * len(kls)
             ys += list(kls)
             Ls += [float(key.rsplit("=", 1)[1])] * len(kls)
     return np.array(xs, dtype=float), np.array(ys, dtype=float), np.array(Ls)
 
 
-def collapse_spearman(l2m_runs: dict[str, dict[str, Any]]) -> tuple[float, int]:
+def collapse_spearman(l2m_runs: Mapping[str, L2MRun | Mapping[str, Any]]) -> tuple[float, int]:
     """Spearman ρ of Mamba's average KL against the bipartite MI per state dimension.
 
     Every trained Mamba model is one point (:func:`collapse_points`), so that the
-    interval counts the runs that were made.
+    interval counts the runs that were made. The correlation is the book's one
+    (:func:`seqmi.stats.rank.spearman`), the one the Fig. 4(b) rule decides on.
 
     Parameters
     ----------
     l2m_runs : dict
-        The chapter's ``l2m_runs``, keyed ``"<backbone>/d=<width>/L=<length>"``.
+        The chapter's ``l2m_runs``, keyed ``"<backbone>/d=<width>/L=<length>"``: typed
+        records or the chapter's dicts.
 
     Returns
     -------
     (rho, n_runs)
     """
-    from scipy import stats
-
     x, kl, _ = collapse_points(l2m_runs)
-    return float(stats.spearmanr(x, kl).statistic), len(x)
+    return spearman(x, kl), len(x)
 
 
 # an exact bound below this (nats) is 0: correlations that vanish come out of the SVD as
@@ -66,22 +82,23 @@ def collapse_spearman(l2m_runs: dict[str, dict[str, Any]]) -> tuple[float, int]:
 ZERO_BOUND = 1e-9
 
 
-def bound_groups(records: list[dict[str, Any]]) -> dict[tuple[str, int, int], list[dict[str, Any]]]:
+def bound_groups(records: Sequence[BoundRun | Mapping[str, Any]]) -> dict[tuple[str, int, int], list[BoundRun]]:
     """The per-seed records of the exact-bound sweep grouped by ``(backbone, size, L)``.
 
     Parameters
     ----------
-    records : list of dict
+    records : list of BoundRun or dict
         The chapter's ``bound_runs``: one record of
         :func:`seqmi.experiments.ch04_bipartite_mi_l2m.bound_point` per seed, with its
-        ``backbone``, ``size``, ``L`` and ``seed``.
+        ``backbone``, ``size``, ``L`` and ``seed``; typed
+        (:class:`seqmi.results.ch04_bipartite_mi_l2m.BoundRun`) or the chapter's dicts.
 
     Returns
     -------
     dict
-        Each model's seeds, in the order recorded.
+        Each model's seeds, as typed records, in the order recorded.
     """
-    groups: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
-    for rec in records:
-        groups.setdefault((rec["backbone"], int(rec["size"]), int(rec["L"])), []).append(rec)
+    groups: dict[tuple[str, int, int], list[BoundRun]] = {}
+    for rec in (_typed(BoundRun, r) for r in records):
+        groups.setdefault((rec.backbone, int(rec.size), int(rec.L)), []).append(rec)
     return groups

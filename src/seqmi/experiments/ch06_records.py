@@ -6,10 +6,16 @@ results with the core alone.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Mapping
+from typing import Any, Literal, Sequence, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
+
+from seqmi.results import as_json
+from seqmi.results.ch06_attention_gradients import Evaluation, MiniGridSweep, RLTransferSweep
+
+_Sweep = TypeVar("_Sweep", MiniGridSweep, RLTransferSweep)
 
 #: Table 4's agents by kind, as the paper names them.
 NAMES = {"lstm": "LSTM", "full": "MemLSTM", "relevancy": "RelLSTM"}
@@ -129,26 +135,50 @@ def seed_range(first: int, n: int) -> str:
     return named + (f" (seeds 0–{first - 1} set aside for the pilot)" if first else "")
 
 
-def minigrid_seeds(mg: dict[str, Any]) -> range:
-    """The seeds (replicate numbers) of the MiniGrid sweep ``mg``.
+def _sweep(kind: type[_Sweep], sweep: _Sweep | Mapping[str, Any]) -> _Sweep:
+    """``sweep`` as its record: the rules hold the record, the chapter the JSON it is about to save."""
+    return sweep if isinstance(sweep, kind) else kind.from_json(as_json(sweep))
+
+
+def minigrid_seeds(mg: MiniGridSweep | Mapping[str, Any]) -> range:
+    """The seeds (replicate numbers) of the MiniGrid sweep ``mg`` (its record, or the JSON of one).
 
     They start at ``first_seed``, 0 in results recorded before the sweep had one.
     """
-    first = mg.get("first_seed", 0)
-    return range(first, first + mg["replicates"])
+    mg = _sweep(MiniGridSweep, mg)
+    first = 0 if mg.first_seed is None else mg.first_seed
+    return range(first, first + mg.replicates)
 
 
-def minigrid_rewards(mg: dict[str, Any], kind: str, env: str, field: str = "mean_return") -> NDArray[np.float64]:
-    """One agent kind's ``field`` on ``env`` (from :func:`seqmi.recipes.ppo.evaluate_agent`), one value per seed."""
-    return np.array([mg["runs"][f"{kind}/{rep}"]["evaluation"][env][field] for rep in minigrid_seeds(mg)])
+def minigrid_rewards(mg: MiniGridSweep | Mapping[str, Any], kind: str, env: str,
+                     field: Literal["mean_return", "success"] = "mean_return") -> NDArray[np.float64]:
+    """One agent kind's ``field`` on ``env`` in the MiniGrid sweep ``mg``, one value per seed.
+
+    ``mg`` is what the chapter saves as ``minigrid`` (its record, or the JSON of one);
+    ``field`` is one of the test's numbers
+    (:class:`~seqmi.results.ch06_attention_gradients.Evaluation`).
+    """
+    mg = _sweep(MiniGridSweep, mg)
+    return np.array([_reading(mg.runs[f"{kind}/{rep}"].evaluation[env], field) for rep in minigrid_seeds(mg)])
 
 
-def rl_rewards(rl: dict[str, Any], pair: str, kind: str, env: str, field: str = "mean_return") -> NDArray[np.float64]:
+def rl_rewards(rl: RLTransferSweep | Mapping[str, Any], pair: str, kind: str, env: str,
+               field: Literal["mean_return", "success"] = "mean_return") -> NDArray[np.float64]:
     """One agent kind's ``field`` on ``env`` in the transfer sweep ``rl``, one value per seed.
 
-    ``rl`` is what the chapter saves as ``rl_transfer``: ``first_seed``, ``replicates`` and
-    ``runs`` (``{"pair/kind/seed": record}``, records of
+    ``rl`` is what the chapter saves as ``rl_transfer`` (its record, or the JSON of one):
+    ``first_seed``, ``replicates`` and ``runs`` (``{"pair/kind/seed": record}``, records of
     :func:`seqmi.experiments.ch06_attention_gradients.rl_transfer_point`).
     """
-    seeds = range(rl["first_seed"], rl["first_seed"] + rl["replicates"])
-    return np.array([rl["runs"][f"{pair}/{kind}/{rep}"]["evaluation"][env][field] for rep in seeds])
+    rl = _sweep(RLTransferSweep, rl)
+    seeds = range(rl.first_seed, rl.first_seed + rl.replicates)
+    return np.array([_reading(rl.runs[f"{pair}/{kind}/{rep}"].evaluation[env], field) for rep in seeds])
+
+
+def _reading(evaluation: Evaluation, field: Literal["mean_return", "success"]) -> float:
+    """The mean reward or the success rate of an agent's test."""
+    if field == "mean_return":
+        return evaluation.mean_return
+    if field == "success":
+        return evaluation.success
+    raise ValueError(f"field must be 'mean_return' or 'success', got {field!r}")

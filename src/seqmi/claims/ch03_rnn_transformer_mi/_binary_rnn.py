@@ -19,6 +19,7 @@ from seqmi.claims.ch03_rnn_transformer_mi._shared import (H1_RATIO, PAPER_CLEAR_
                                                           _mean_ci, _model_n, _pct, _power, _power_text, _pt, _rates,
                                                           _scale, _sd, _seed_seconds, _seeds_for, _tost_power,
                                                           _tost_seeds, _xi_str, _xis, at_paper_width)
+from seqmi.results.ch03_rnn_transformer_mi import Results
 from seqmi.stats import geometric_ratio_ci, slope_ci
 
 
@@ -33,10 +34,10 @@ def decide_exponential(forms: Arrays, rates: Arrays, data_rate_hi: float) -> str
     return combine(parts)
 
 
-def _rnn_exponential(r: dict[str, Any]) -> Claim:
-    widths = [w for w in r["settings"]["rnn_widths"] if _pt(r, "rnn", w)]
-    data = r["data_fit"]
-    data_rate_hi = 1.0 / data["xi_ci"][0]
+def _rnn_exponential(r: Results) -> Claim:
+    widths = [w for w in r.settings.rnn_widths if _pt(r, "rnn", w)]
+    data = r.data_fit
+    data_rate_hi = 1.0 / data.xi_ci[0]
     models = [_pt(r, "rnn", w) for w in widths]
     forms, rates = [_forms(p) for p in models], [_rates(p) for p in models]
     verdict, needs = _hold(r, decide_exponential(forms, rates, data_rate_hi), models)
@@ -51,7 +52,7 @@ def _rnn_exponential(r: dict[str, Any]) -> Claim:
              for w, p, f in zip(widths, models, forms)]
     design = Design(
         h1=f"at every width the RNN's samples decay exponentially (ln(RSS_pow/RSS_exp) > 0) with ξ below the "
-           f"data's {data['xi']:.0f}",
+           f"data's {data.xi:.0f}",
         h0="at some width the power law fits at least as well (ln(RSS_pow/RSS_exp) ≤ 0), or ξ reaches the data's",
         test="per width, Student-t 95% intervals over the seeds: the decay form above 0 and the decay rate 1/ξ above "
              "the data's bootstrap interval; every part must hold (an intersection–union test, size ≤ 2.5%)",
@@ -63,8 +64,8 @@ def _rnn_exponential(r: dict[str, Any]) -> Claim:
                  "at every width, Student-t 95% intervals over the seeds: ln(RSS_power/RSS_exp) of each seed's samples "
                  "above 0 (exponential fits better), and the decay rate 1/ξ above the data's (its bootstrap interval); "
                  "any interval on the wrong side: not reproduced",
-                 verdict, "", _scale(_binary_scale(r), verdict, needs), "; ".join(notes) + f"; data ξ={data['xi']:.0f} "
-                 f"[{data['xi_ci'][0]:.0f}, {data['xi_ci'][1]:.0f}]", design)
+                 verdict, "", _scale(_binary_scale(r), verdict, needs), "; ".join(notes) + f"; data ξ={data.xi:.0f} "
+                 f"[{data.xi_ci[0]:.0f}, {data.xi_ci[1]:.0f}]", design)
 
 
 # ---------------------------------------------------------------- Fig. 1b: exponential LSTMs
@@ -79,8 +80,8 @@ def decide_lstm_exponential(forms: Arrays) -> str:
     return combine([decide(_mean_ci(f), 0.0) for f in forms])
 
 
-def _lstm_exponential(r: dict[str, Any]) -> Claim:
-    widths = [w for w in r["settings"]["rnn_widths"] if _pt(r, "lstm", w)]
+def _lstm_exponential(r: Results) -> Claim:
+    widths = [w for w in r.settings.rnn_widths if _pt(r, "lstm", w)]
     small = [w for w in widths if w <= PAPER_CLEAR_LSTM]
     models = {w: _pt(r, "lstm", w) for w in widths}
     forms = {w: _forms(p) for w, p in models.items()}
@@ -153,9 +154,9 @@ def decide_saturation(widths: Sequence[int], xis: Arrays, losses: Arrays,
     return combine(parts), info
 
 
-def _saturation_inputs(r: dict[str, Any], kind: str) -> tuple[list[int], str]:
+def _saturation_inputs(r: Results, kind: str) -> tuple[list[int], str]:
     """The widths of ``kind`` Fig. 1c reads, and what is missing for it ("" if none)."""
-    widths = [w for w in r["settings"]["rnn_widths"] if _pt(r, kind, w)]
+    widths = [w for w in r.settings.rnn_widths if _pt(r, kind, w)]
     if SATURATION_WIDTH not in widths or min(widths) >= SATURATION_WIDTH or max(widths) <= SATURATION_WIDTH:
         return widths, f"widths {SATURATION_WIDTH}, one below it and one above it (paper: 1 to 256)"
     return widths, ""
@@ -175,7 +176,7 @@ def _saturation_note(kind: str, info: dict[str, Any], losses: dict[int, np.ndarr
     return "; ".join(out)
 
 
-def _saturation_needs(r: dict[str, Any], kind: str, widths: Sequence[int], info: dict[str, Any]) -> list[str]:
+def _saturation_needs(r: Results, kind: str, widths: Sequence[int], info: dict[str, Any]) -> list[str]:
     """What would decide the saturation: wide models trained to capacity, and the seeds a plateau needs."""
     needs = [f"the {kind} of width {w} trained at least to the validation loss of the narrower widths (more epochs, "
              f"a lower learning rate or restarts; {_duration(_seed_seconds(_pt(r, kind, w), _binary_tokens(r)))} "
@@ -189,7 +190,7 @@ def _saturation_needs(r: dict[str, Any], kind: str, widths: Sequence[int], info:
     return needs
 
 
-def _rnn_saturates(r: dict[str, Any]) -> Claim:
+def _rnn_saturates(r: Results) -> Claim:
     widths, missing = _saturation_inputs(r, "rnn")
     models = [_pt(r, "rnn", w) for w in widths]
     base = _binary_scale(r)
@@ -246,9 +247,9 @@ def decide_lstm(rnn_rates: Arrays, lstm_rates: Arrays, all_lstm_rates: Arrays, d
     return combine(beats + below + [plateau]), info
 
 
-def _lstm(r: dict[str, Any]) -> Claim:
-    data = r["data_fit"]
-    data_rate_lo = 1.0 / data["xi_ci"][1] if math.isfinite(data["xi_ci"][1]) else 0.0
+def _lstm(r: Results) -> Claim:
+    data = r.data_fit
+    data_rate_lo = 1.0 / data.xi_ci[1] if math.isfinite(data.xi_ci[1]) else 0.0
     widths, missing = _saturation_inputs(r, "lstm")
     common = [w for w in widths if _pt(r, "rnn", w)]
     lstms = [_pt(r, "lstm", w) for w in widths]
@@ -269,7 +270,7 @@ def _lstm(r: dict[str, Any]) -> Claim:
                 + f"; LSTM above RNN (interval-wise) at {info['beats'].count('reproduced')}/{len(common)} widths")
         power = _tost_power([_sd(np.log(xis[-1])), _sd(np.log(xis[widths.index(SATURATION_WIDTH)]))], n)
     design = Design(
-        h1=f"at every width the LSTM's ξ exceeds the RNN's, stays below the data's {data['xi']:.0f}, and every LSTM "
+        h1=f"at every width the LSTM's ξ exceeds the RNN's, stays below the data's {data.xi:.0f}, and every LSTM "
            f"wider than {SATURATION_WIDTH} keeps ξ within ±{EQUIVALENCE_MARGIN:.0%} of width {SATURATION_WIDTH}'s",
         h0=f"at some width the LSTM's ξ is at most the RNN's, or reaches the data's, or still changes by at least "
            f"{EQUIVALENCE_MARGIN:.0%} above {SATURATION_WIDTH}",
@@ -301,18 +302,18 @@ def decide_depth_beats_width(wide_rates: np.ndarray, deep_rates: np.ndarray) -> 
     return decide(ci, 0.0), ci
 
 
-def _depth(r: dict[str, Any]) -> Claim:
-    s = r["settings"]
-    deep = _pt(r, "rnn", s["depth_widths"][0], max(s["rnn_depths"]))
-    wider = [w for w in s["rnn_widths"] if _pt(r, "rnn", w) and deep and _pt(r, "rnn", w)["params"] >= deep["params"]]
+def _depth(r: Results) -> Claim:
+    s = r.settings
+    deep = _pt(r, "rnn", s.depth_widths[0], max(s.rnn_depths))
+    wider = [w for w in s.rnn_widths if _pt(r, "rnn", w) and deep and _pt(r, "rnn", w).params >= deep.params]
     base = _binary_scale(r)
     rule = ("the narrowest single-layer RNN with at least the deepest RNN's parameters: its decay rate 1/ξ minus the "
             "deep one's, Welch 95% interval over the seeds, above 0; below 0: not reproduced; every seed converged by "
             + _criterion(r, fine=True))
     claim = ("shen2019.fig1d.rnn-depth-beats-width", "Shen 2019 Fig. 1d", "Depth beats width for vanilla RNNs",
              "statistical")
-    if deep is None or max(s["rnn_depths"]) < 2 or not wider:
-        need = f"a single-layer RNN with at least {deep['params'] if deep else '?'} parameters"
+    if deep is None or max(s.rnn_depths) < 2 or not wider:
+        need = f"a single-layer RNN with at least {deep.params if deep else '?'} parameters"
         design = Design(h1="the deep RNN's ξ longer than the wide one's", h0="no difference of decay rates",
                         test="Welch 95% interval of the decay-rate difference", unit="independently trained seeds",
                         power="not computable: the comparison is not in this run")
@@ -329,7 +330,7 @@ def _depth(r: dict[str, Any]) -> Claim:
     n = _model_n([deep, w])
     effect = deep_rates.mean() * (H1_RATIO - 1)  # the wide RNN's rate half again the deep one's
     design = Design(
-        h1=f"the {max(s['rnn_depths'])}-layer RNN of width {s['depth_widths'][0]} has a longer ξ (lower decay rate) "
+        h1=f"the {max(s.rnn_depths)}-layer RNN of width {s.depth_widths[0]} has a longer ξ (lower decay rate) "
            f"than the single-layer RNN of width {wider[0]}, which has at least as many parameters",
         h0="the two decay rates are equal",
         test="Welch 95% interval of the wide RNN's mean decay rate minus the deep one's, above 0",
@@ -351,10 +352,10 @@ def decide_no_gain(pairs: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[str,
     return combine([decide_equivalence(ci) for _, ci in rel]), rel
 
 
-def _lstm_depth(r: dict[str, Any]) -> Claim:
-    s = r["settings"]
-    deepest = max(s["rnn_depths"])
-    pairs = {w: (_pt(r, "lstm", w, 2), _pt(r, "lstm", w, deepest)) for w in s["depth_widths"]}
+def _lstm_depth(r: Results) -> Claim:
+    s = r.settings
+    deepest = max(s.rnn_depths)
+    pairs = {w: (_pt(r, "lstm", w, 2), _pt(r, "lstm", w, deepest)) for w in s.depth_widths}
     pairs = {w: pair for w, pair in pairs.items() if None not in pair}
     claim = ("shen2019.fig7.lstm-depth-over-two", "Shen 2019 App. E.1.1, Fig. 7",
              "Increasing LSTM depth over two layers does not improve ξ", "statistical")
@@ -398,8 +399,8 @@ def decide_small_lstm(rnn_rates: np.ndarray, lstm_rates: np.ndarray, width: int)
     return at_paper_width(decide(ci, 0.0), width, PAPER_SMALL_LSTM), ci
 
 
-def _lstm_beats_wider_rnn(r: dict[str, Any]) -> Claim:
-    widths = r["settings"]["rnn_widths"]
+def _lstm_beats_wider_rnn(r: Results) -> Claim:
+    widths = r.settings.rnn_widths
     lstm_widths = [w for w in widths if _pt(r, "lstm", w)]
     small = [w for w in lstm_widths if w <= PAPER_SMALL_LSTM]
     rnn = _pt(r, "rnn", PAPER_WIDE_RNN)
@@ -417,7 +418,7 @@ def _lstm_beats_wider_rnn(r: dict[str, Any]) -> Claim:
     costs = {w: _seed_seconds(_pt(r, "lstm", w), _binary_tokens(r)) for w in near}
     cost = (f"≈ {' to '.join(dict.fromkeys(f'{v:.0f}' for v in sorted(costs.values())))} core-seconds per seed, as "
             f"for the recorded "
-            f"LSTMs of widths {' and '.join(map(str, sorted(costs)))} ({r['n_train']} sequences of {r['length']} "
+            f"LSTMs of widths {' and '.join(map(str, sorted(costs)))} ({r.n_train} sequences of {r.length} "
             "symbols per epoch, their epochs, throughput and sampling)") if costs else "its cost unknown"
     paper_run = (f"the paper's width-{PAPER_SMALL_LSTM} LSTM trained as ≥ {MIN_SEEDS} seeds at this run's settings "
                  f"({cost})")
@@ -440,14 +441,14 @@ def _lstm_beats_wider_rnn(r: dict[str, Any]) -> Claim:
     design = Design(h1=design.h1, h0=design.h0, test=design.test, unit=f"independently trained seeds ({n} per model)",
                     power=_power_text(_power(effect, [_sd(_rates(rnn)), _sd(_rates(lstm))], n), n,
                                       f"an LSTM ξ {H1_RATIO:g}× the RNN's, at the recorded spreads (width {w})"))
-    notes = [f"{_xi_str(f'lstm {w}', lstm)} ({lstm['params']} parameters) vs {_xi_str(f'rnn {PAPER_WIDE_RNN}', rnn)} "
-             f"({rnn['params']} parameters), rate difference [{ci[0]:+.4f}, {ci[1]:+.4f}]"]
+    notes = [f"{_xi_str(f'lstm {w}', lstm)} ({lstm.params} parameters) vs {_xi_str(f'rnn {PAPER_WIDE_RNN}', rnn)} "
+             f"({rnn.params} parameters), rate difference [{ci[0]:+.4f}, {ci[1]:+.4f}]"]
     if w != PAPER_SMALL_LSTM and verdict == "inconclusive":
         outcome = {"not reproduced": "it loses", "inconclusive": "its interval is open"}.get(decide(ci, 0.0), "it wins")
         needs.insert(0, f"{paper_run}; the width-{w} LSTM is weaker than the paper's, and {outcome}")
     for wide in [v for v in lstm_widths if v > PAPER_SMALL_LSTM][:1]:
         other = _diff_ci(_rates(rnn), _rates(_pt(r, "lstm", wide)))
-        notes.append(f"the width-{wide} LSTM ({_pt(r, 'lstm', wide)['params']} parameters), stronger than the paper's, "
+        notes.append(f"the width-{wide} LSTM ({_pt(r, 'lstm', wide).params} parameters), stronger than the paper's, "
                      f"gives [{other[0]:+.4f}, {other[1]:+.4f}] and cannot decide the claim either way on its own")
-    sub = "" if w == PAPER_SMALL_LSTM else f"LSTM of width {w} ({lstm['params']} parameters) for the paper's width 4"
+    sub = "" if w == PAPER_SMALL_LSTM else f"LSTM of width {w} ({lstm.params} parameters) for the paper's width 4"
     return Claim(*claim, None, ci, rule, verdict, sub, _scale(base, verdict, needs), "; ".join(notes), design)

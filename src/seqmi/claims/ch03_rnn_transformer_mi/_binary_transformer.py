@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
-
 import numpy as np
 
 from seqmi.claims import (EQUIVALENCE_LEVEL, EQUIVALENCE_MARGIN, MIN_SEEDS, Claim, Design, combine, decide,
@@ -19,6 +17,7 @@ from seqmi.claims.ch03_rnn_transformer_mi._shared import (H1_RATIO, MAGNITUDE_LA
                                                           _hold, _mean_ci, _model_n, _pct, _power, _power_text, _pt,
                                                           _rates, _scale, _sd, _seed_seconds, _seeds, _seeds_for,
                                                           _shapes, _tost_power, _tost_seeds, _xi_str, at_paper_width)
+from seqmi.results.ch03_rnn_transformer_mi import DecayFit, Model, Results
 from seqmi.stats import Z95, ratio_to_reference_ci
 
 
@@ -40,12 +39,12 @@ def decide_power_law(forms: np.ndarray, gammas: np.ndarray, reach: bool, data_ga
     return combine(parts), match
 
 
-def _gamma_se(fit: dict[str, Any]) -> float:
-    return (fit["gamma_ci"][1] - fit["gamma_ci"][0]) / (2 * Z95)
+def _gamma_se(fit: DecayFit) -> float:
+    return (fit.gamma_ci[1] - fit.gamma_ci[0]) / (2 * Z95)
 
 
-def _transformer(r: dict[str, Any]) -> Claim:
-    s, data = r["settings"], r["data_fit"]
+def _transformer(r: Results) -> Claim:
+    s, data = r.settings, r.data_fit
     width = PAPER_TRANSFORMER_WIDTH
     p = _pt(r, "transformer", width)
     base = _binary_scale(r)
@@ -58,36 +57,36 @@ def _transformer(r: dict[str, Any]) -> Claim:
             "tests (90% interval), wholly outside: not reproduced")
     design = Design(
         h1=f"the width-{width} Transformer's samples follow a power law (the power law fits better) with γ within "
-           f"±{EQUIVALENCE_MARGIN:.0%} of the data's {data['gamma']:.2f}",
+           f"±{EQUIVALENCE_MARGIN:.0%} of the data's {data.gamma:.2f}",
         h0=f"the exponential fits at least as well, or γ is off the data's by at least {EQUIVALENCE_MARGIN:.0%}",
         test="Student-t 95% interval of the decay form below 0, and two one-sided tests on the 90% interval of the "
              "relative difference of mean γ from the data's",
         unit="independently trained seeds", power="not computable: the model is not in this run",
         margin=f"±{EQUIVALENCE_MARGIN:.0%} relative difference of γ (the book's one margin)")
     if p is None:  # not in this profile's widths, or its sweep point is pending (a run stopped by time_budget_s)
-        why = "pending" if width in s["transformer_widths"] else "not in this profile's widths"
+        why = "pending" if width in s.transformer_widths else "not in this profile's widths"
         return Claim(*claim, None, None, rule, "inconclusive", "",
                      _scale(base, "inconclusive", [f"the single-layer Transformer of width {width}"]),
                      f"width {width}: {why}", design)
     seeds = _seeds(p)
-    gammas, forms = np.array([x["gamma"] for x in seeds], dtype=float), _forms(p)
-    reach = all(x["n_fit_points"] >= data["n_fit_points"] / 2 for x in seeds)
-    raw, (change, rel) = decide_power_law(forms, gammas, reach, data["gamma"], _gamma_se(data))
+    gammas, forms = np.array([x.gamma for x in seeds], dtype=float), _forms(p)
+    reach = all(x.n_fit_points >= data.n_fit_points / 2 for x in seeds)
+    raw, (change, rel) = decide_power_law(forms, gammas, reach, data.gamma, _gamma_se(data))
     verdict, needs = _hold(r, raw, [p])
     n = len(seeds)
     if verdict == "inconclusive":
         cost = _seed_seconds(p, _binary_tokens(r))
         needs += [f"the form: {_seeds_for(forms, seed_s=cost)}",
-                  f"the exponent: {_tost_seeds(gammas / data['gamma'], seed_s=cost)}"]
+                  f"the exponent: {_tost_seeds(gammas / data.gamma, seed_s=cost)}"]
     power = (_power(-forms.mean(), [_sd(forms)], n)
              * _tost_power([_sd(np.log(gammas)) if (gammas > 0).all() else math.nan], n))
     design = Design(h1=design.h1, h0=design.h0, test=design.test, unit=f"independently trained seeds ({n})",
                     power=_power_text(power, n, "the recorded decay form and γ equal to the data's"),
                     margin=design.margin)
     return Claim(*claim, float(gammas.mean()), _mean_ci(gammas), rule, verdict, "", _scale(base, verdict, needs),
-                 f"width {width}: γ per seed {'/'.join(f'{g:.2f}' for g in gammas)} vs data {data['gamma']:.2f}: "
+                 f"width {width}: γ per seed {'/'.join(f'{g:.2f}' for g in gammas)} vs data {data.gamma:.2f}: "
                  f"relative difference {change:+.1%}, 90% interval {_pct(rel)}; points "
-                 f"{'/'.join(str(x['n_fit_points']) for x in seeds)} of the data's {data['n_fit_points']}, "
+                 f"{'/'.join(str(x.n_fit_points) for x in seeds)} of the data's {data.n_fit_points}, "
                  f"ln(RSS_pow/RSS_exp) ∈ [{_mean_ci(forms)[0]:+.2f}, {_mean_ci(forms)[1]:+.2f}]", design)
 
 
@@ -99,12 +98,12 @@ def decide_overestimates(rates: np.ndarray, data_rate_ci: Sequence[float]) -> tu
     return verdict, ci
 
 
-def _data_rate_ci(data: dict[str, Any]) -> list[float]:
-    return [1.0 / data["xi_ci"][1] if math.isfinite(data["xi_ci"][1]) else 0.0, 1.0 / data["xi_ci"][0]]
+def _data_rate_ci(data: DecayFit) -> list[float]:
+    return [1.0 / data.xi_ci[1] if math.isfinite(data.xi_ci[1]) else 0.0, 1.0 / data.xi_ci[0]]
 
 
-def _transformer_xi_over_data(r: dict[str, Any]) -> Claim:
-    data = r["data_fit"]
+def _transformer_xi_over_data(r: Results) -> Claim:
+    data = r.data_fit
     p = _pt(r, "transformer", PAPER_TRANSFORMER_WIDTH)
     claim = ("shen2019.fig9.transformer-16-overestimates-xi", "Shen 2019 App. E.2.1, Fig. 9",
              f"The single-layer Transformer of width {PAPER_TRANSFORMER_WIDTH} overestimates the correlation length "
@@ -117,7 +116,7 @@ def _transformer_xi_over_data(r: dict[str, Any]) -> Claim:
     rates = _rates(p) if p else np.array([])
     effect = (data_rate[0] - data_rate[0] / H1_RATIO)
     design = Design(
-        h1=f"the width-{PAPER_TRANSFORMER_WIDTH} Transformer's ξ above the data's {data['xi']:.0f}",
+        h1=f"the width-{PAPER_TRANSFORMER_WIDTH} Transformer's ξ above the data's {data.xi:.0f}",
         h0="its ξ equals the data's",
         test="Student-t 95% interval of the mean decay rate over the seeds wholly below the data's bootstrap interval",
         unit=f"independently trained seeds ({n})",
@@ -133,8 +132,8 @@ def _transformer_xi_over_data(r: dict[str, Any]) -> Claim:
         toward = data_rate[1] if rates.mean() > data_rate[1] else data_rate[0]
         needs.append(_seeds_for(rates, threshold=toward, seed_s=_seed_seconds(p, _binary_tokens(r))))
     return Claim(*claim, None, ci, rule, verdict, "", _scale(base, verdict, needs),
-                 f"{_xi_str(f'transformer {PAPER_TRANSFORMER_WIDTH}', p)} vs data ξ={data['xi']:.0f} "
-                 f"[{data['xi_ci'][0]:.0f}, {data['xi_ci'][1]:.0f}]", design)
+                 f"{_xi_str(f'transformer {PAPER_TRANSFORMER_WIDTH}', p)} vs data ξ={data.xi:.0f} "
+                 f"[{data.xi_ci[0]:.0f}, {data.xi_ci[1]:.0f}]", design)
 
 
 def decide_beyond_lstms(transformers: Arrays, lstms: Arrays) -> tuple[str, list[list[list[float]]]]:
@@ -149,17 +148,17 @@ def decide_beyond_lstms(transformers: Arrays, lstms: Arrays) -> tuple[str, list[
     return combine([decide(ci, 0.0) for row in cis for ci in row]), cis
 
 
-def _beyond_inputs(r: dict[str, Any], panel: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+def _beyond_inputs(r: Results, panel: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """The Transformers Fig. 9's ``panel`` ("a": width, "b": depth) decides on, and every LSTM of the run."""
-    shapes = _shapes(r["points"], "transformer")
+    shapes = _shapes(r.points, "transformer")
     if panel == "a":
         chosen = [(w, d) for w, d in shapes if d == 1 and w >= PAPER_TRANSFORMER_WIDTH]
     else:
         chosen = [(w, d) for w, d in shapes if d > 1 and w == PAPER_TRANSFORMER_WIDTH]
-    return chosen, _shapes(r["points"], "lstm")
+    return chosen, _shapes(r.points, "lstm")
 
 
-def _transformer_beyond_lstms(r: dict[str, Any], panel: str) -> Claim:
+def _transformer_beyond_lstms(r: Results, panel: str) -> Claim:
     tf_shapes, lstm_shapes = _beyond_inputs(r, panel)
     tfs = {f"transformer {w}×{d}": _pt(r, "transformer", w, d) for w, d in tf_shapes}
     lstms = {f"lstm {w}×{d}": _pt(r, "lstm", w, d) for w, d in lstm_shapes}
@@ -183,7 +182,7 @@ def _transformer_beyond_lstms(r: dict[str, Any], panel: str) -> Claim:
     n = _model_n(models)
     base = _binary_scale(r)
     shown = [f"{_xi_str(f'transformer {w}×{d}', _pt(r, 'transformer', w, d))}"
-             for w, d in _shapes(r["points"], "transformer") if (w, d) not in tf_shapes
+             for w, d in _shapes(r.points, "transformer") if (w, d) not in tf_shapes
              and (d == 1 if panel == "a" else w == PAPER_TRANSFORMER_WIDTH)]
     if not tfs or not lstms:
         missing = ("LSTMs" if tfs else
@@ -219,11 +218,11 @@ def decide_not_exponential(forms: np.ndarray, width: int) -> tuple[str, list[flo
     return at_paper_width(decide(ci, 0.0, claim_above=False), width, PAPER_NARROWEST_TRANSFORMER), ci
 
 
-def _magnitudes(r: dict[str, Any], p: dict[str, Any]) -> np.ndarray:
+def _magnitudes(r: Results, p: Model) -> np.ndarray:
     """Per seed, the mean of ``ln(I_model / I_data)`` over ``τ ≤ MAGNITUDE_LAGS``."""
-    data = np.asarray(r["data_mi"], dtype=float)[:MAGNITUDE_LAGS]
+    data = np.asarray(r.data_mi, dtype=float)[:MAGNITUDE_LAGS]
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.array([np.mean(np.log(np.asarray(s["mi"], dtype=float)[:MAGNITUDE_LAGS] / data))
+        return np.array([np.mean(np.log(np.asarray(s.mi, dtype=float)[:MAGNITUDE_LAGS] / data))
                          for s in _seeds(p)])
 
 
@@ -239,10 +238,10 @@ def decide_magnitude(transformers: Arrays, lstms: Arrays) -> tuple[str, list[lis
     return combine([decide_equivalence(ci) for ci in tf] + [decide(ci, 0.0, claim_above=False) for ci in ls]), tf, ls
 
 
-def _transformer_shape(r: dict[str, Any]) -> list[Claim]:
-    s = r["settings"]
-    tf = {w: _pt(r, "transformer", w) for w in s["transformer_widths"] if _pt(r, "transformer", w)}
-    lstms = {w: _pt(r, "lstm", w) for w in s["rnn_widths"] if _pt(r, "lstm", w)}
+def _transformer_shape(r: Results) -> list[Claim]:
+    s = r.settings
+    tf = {w: _pt(r, "transformer", w) for w in s.transformer_widths if _pt(r, "transformer", w)}
+    lstms = {w: _pt(r, "lstm", w) for w in s.rnn_widths if _pt(r, "lstm", w)}
     base = _binary_scale(r)
     narrow = min(tf) if tf else None
     form_rule = ("the narrowest single-layer Transformer: ln(RSS_power/RSS_exp) of each seed's samples, Student-t 95% "

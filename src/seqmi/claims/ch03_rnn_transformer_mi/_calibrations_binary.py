@@ -8,8 +8,6 @@ Re-exported by :mod:`seqmi.claims.ch03_rnn_transformer_mi`, where the public one
 from __future__ import annotations
 
 import math
-from typing import Any
-
 import numpy as np
 
 from seqmi.claims import EQUIVALENCE_MARGIN
@@ -26,18 +24,19 @@ from seqmi.claims.ch03_rnn_transformer_mi._shared import (H1_RATIO, MAGNITUDE_LA
                                                           PAPER_TRANSFORMER_WIDTH, PAPER_WIDE_RNN, SATURATION_WIDTH,
                                                           _forms, _geomean, _log_sd, _lognormal, _model_n, _normal, _pt,
                                                           _rates, _sd, _seeds, _seeds_note, _xis)
+from seqmi.results.ch03_rnn_transformer_mi import Results
 from seqmi.stats import Z95
 
 
-def _cal_exponential(r: dict[str, Any]) -> Calibration | None:
-    widths = [w for w in r["settings"]["rnn_widths"] if _pt(r, "rnn", w)]
+def _cal_exponential(r: Results) -> Calibration | None:
+    widths = [w for w in r.settings.rnn_widths if _pt(r, "rnn", w)]
     if not widths:
         return None
     models = [_pt(r, "rnn", w) for w in widths]
     n = _model_n(models)
     fm, fs = [_forms(p).mean() for p in models], [_sd(_forms(p)) for p in models]
     km, ks = [_rates(p).mean() for p in models], [_sd(_rates(p)) for p in models]
-    data_rate_hi = 1.0 / r["data_fit"]["xi_ci"][0]
+    data_rate_hi = 1.0 / r.data_fit.xi_ci[0]
     weakest = int(np.argmin([m / s if s > 0 else math.inf for m, s in zip(fm, fs)]))
 
     def verdict(hypothesis: str, rng: np.random.Generator) -> str:
@@ -51,7 +50,7 @@ def _cal_exponential(r: dict[str, Any]) -> Calibration | None:
                        "every width's decay form and rate as recorded", verdict)
 
 
-def _cal_saturation(r: dict[str, Any], kind: str) -> Calibration | None:
+def _cal_saturation(r: Results, kind: str) -> Calibration | None:
     widths, missing = _saturation_inputs(r, kind)
     if missing:
         return None
@@ -62,8 +61,8 @@ def _cal_saturation(r: dict[str, Any], kind: str) -> Calibration | None:
     losses = [np.zeros(n)] * len(widths)  # models trained to capacity: no wider one worse
     common = [w for w in widths if _pt(r, "rnn", w)] if kind == "lstm" else []
     rnn = {w: (_geomean(_xis(_pt(r, "rnn", w))), _log_sd(_xis(_pt(r, "rnn", w)))) for w in common}
-    data = r["data_fit"]
-    data_rate_lo = 1.0 / data["xi_ci"][1] if math.isfinite(data["xi_ci"][1]) else 0.0
+    data = r.data_fit
+    data_rate_lo = 1.0 / data.xi_ci[1] if math.isfinite(data.xi_ci[1]) else 0.0
 
     def verdict(hypothesis: str, rng: np.random.Generator) -> str:
         # above the saturation width, ξ exactly at the margin (h0) or equal to width 32's (h1)
@@ -87,10 +86,10 @@ def _cal_saturation(r: dict[str, Any], kind: str) -> Calibration | None:
                        "recorded", verdict)
 
 
-def _cal_depth(r: dict[str, Any]) -> Calibration | None:
-    s = r["settings"]
-    deep = _pt(r, "rnn", s["depth_widths"][0], max(s["rnn_depths"]))
-    wider = [w for w in s["rnn_widths"] if _pt(r, "rnn", w) and deep and _pt(r, "rnn", w)["params"] >= deep["params"]]
+def _cal_depth(r: Results) -> Calibration | None:
+    s = r.settings
+    deep = _pt(r, "rnn", s.depth_widths[0], max(s.rnn_depths))
+    wider = [w for w in s.rnn_widths if _pt(r, "rnn", w) and deep and _pt(r, "rnn", w).params >= deep.params]
     if deep is None or not wider:
         return None
     wide = _pt(r, "rnn", wider[0])
@@ -106,10 +105,10 @@ def _cal_depth(r: dict[str, Any]) -> Calibration | None:
                        f"the wide RNN's rate {H1_RATIO:g}× the deep one's (its ξ {H1_RATIO:g}× shorter)", verdict)
 
 
-def _cal_no_gain_xi(r: dict[str, Any]) -> Calibration | None:
-    s = r["settings"]
-    deepest = max(s["rnn_depths"])
-    pairs = [(_pt(r, "lstm", w, 2), _pt(r, "lstm", w, deepest)) for w in s["depth_widths"]]
+def _cal_no_gain_xi(r: Results) -> Calibration | None:
+    s = r.settings
+    deepest = max(s.rnn_depths)
+    pairs = [(_pt(r, "lstm", w, 2), _pt(r, "lstm", w, deepest)) for w in s.depth_widths]
     pairs = [p for p in pairs if None not in p]
     if deepest < 3 or not pairs:
         return None
@@ -126,8 +125,8 @@ def _cal_no_gain_xi(r: dict[str, Any]) -> Calibration | None:
                        "equal geometric-mean ξ", verdict)
 
 
-def _cal_small_lstm(r: dict[str, Any]) -> Calibration | None:
-    small = [w for w in r["settings"]["rnn_widths"] if w <= PAPER_SMALL_LSTM and _pt(r, "lstm", w)]
+def _cal_small_lstm(r: Results) -> Calibration | None:
+    small = [w for w in r.settings.rnn_widths if w <= PAPER_SMALL_LSTM and _pt(r, "lstm", w)]
     rnn = _pt(r, "rnn", PAPER_WIDE_RNN)
     if not small or rnn is None:
         return None
@@ -145,21 +144,21 @@ def _cal_small_lstm(r: dict[str, Any]) -> Calibration | None:
                        "equal decay rates", f"the LSTM's ξ {H1_RATIO:g}× the RNN's", verdict)
 
 
-def _cal_power_law(r: dict[str, Any]) -> Calibration | None:
+def _cal_power_law(r: Results) -> Calibration | None:
     p = _pt(r, "transformer", PAPER_TRANSFORMER_WIDTH)
     if p is None:
         return None
-    data = r["data_fit"]
+    data = r.data_fit
     seeds = _seeds(p)
     n = len(seeds)
-    gammas = np.array([x["gamma"] for x in seeds], dtype=float)
+    gammas = np.array([x.gamma for x in seeds], dtype=float)
     fm, fs, gs = float(_forms(p).mean()), _sd(_forms(p)), _sd(gammas)
-    reach = all(x["n_fit_points"] >= data["n_fit_points"] / 2 for x in seeds)
+    reach = all(x.n_fit_points >= data.n_fit_points / 2 for x in seeds)
     se = _gamma_se(data)
 
     def verdict(hypothesis: str, rng: np.random.Generator) -> str:
-        target = data["gamma"] * (1 + EQUIVALENCE_MARGIN * (hypothesis == "h0"))
-        data_gamma = data["gamma"] + se * rng.standard_normal()
+        target = data.gamma * (1 + EQUIVALENCE_MARGIN * (hypothesis == "h0"))
+        data_gamma = data.gamma + se * rng.standard_normal()
         return decide_power_law(_normal(rng, fm, fs, n), _normal(rng, target, gs, n), reach, data_gamma, se)[0]
 
     return Calibration("shen2019.fig3a.transformer-power-law", f"the width-{PAPER_TRANSFORMER_WIDTH} Transformer, "
@@ -168,12 +167,12 @@ def _cal_power_law(r: dict[str, Any]) -> Calibration | None:
                        "recorded", "γ equal to the data's, the decay form as recorded", verdict)
 
 
-def _cal_overestimates(r: dict[str, Any]) -> Calibration | None:
+def _cal_overestimates(r: Results) -> Calibration | None:
     p = _pt(r, "transformer", PAPER_TRANSFORMER_WIDTH)
     if p is None:
         return None
     n, sd = len(_seeds(p)), _sd(_rates(p))
-    lo, hi = _data_rate_ci(r["data_fit"])
+    lo, hi = _data_rate_ci(r.data_fit)
     centre, se = (lo + hi) / 2, (hi - lo) / (2 * Z95)
 
     def verdict(hypothesis: str, rng: np.random.Generator) -> str:
@@ -187,8 +186,8 @@ def _cal_overestimates(r: dict[str, Any]) -> Calibration | None:
                        f"the Transformer's ξ {H1_RATIO:g}× the data's", verdict)
 
 
-def _cal_not_exponential(r: dict[str, Any]) -> Calibration | None:
-    widths = [w for w in r["settings"]["transformer_widths"] if _pt(r, "transformer", w)]
+def _cal_not_exponential(r: Results) -> Calibration | None:
+    widths = [w for w in r.settings.transformer_widths if _pt(r, "transformer", w)]
     if not widths:
         return None
     w = min(widths)
@@ -204,10 +203,10 @@ def _cal_not_exponential(r: dict[str, Any]) -> Calibration | None:
                        f"the recorded decay form ({m:+.2f})", verdict)
 
 
-def _cal_magnitude(r: dict[str, Any]) -> Calibration | None:
-    s = r["settings"]
-    tf = [_magnitudes(r, _pt(r, "transformer", w)) for w in s["transformer_widths"] if _pt(r, "transformer", w)]
-    ls = [_magnitudes(r, _pt(r, "lstm", w)) for w in s["rnn_widths"] if _pt(r, "lstm", w)]
+def _cal_magnitude(r: Results) -> Calibration | None:
+    s = r.settings
+    tf = [_magnitudes(r, _pt(r, "transformer", w)) for w in s.transformer_widths if _pt(r, "transformer", w)]
+    ls = [_magnitudes(r, _pt(r, "lstm", w)) for w in s.rnn_widths if _pt(r, "lstm", w)]
     if not tf or not ls:
         return None
     n = min(len(v) for v in tf + ls)
@@ -225,8 +224,8 @@ def _cal_magnitude(r: dict[str, Any]) -> Calibration | None:
                        f"every Transformer equal to the data, every LSTM {EQUIVALENCE_MARGIN:.0%} below it", verdict)
 
 
-def _cal_lstm_exponential(r: dict[str, Any]) -> Calibration | None:
-    widths = [w for w in r["settings"]["rnn_widths"] if w <= PAPER_CLEAR_LSTM and _pt(r, "lstm", w)]
+def _cal_lstm_exponential(r: Results) -> Calibration | None:
+    widths = [w for w in r.settings.rnn_widths if w <= PAPER_CLEAR_LSTM and _pt(r, "lstm", w)]
     if not widths:
         return None
     forms = [_forms(_pt(r, "lstm", w)) for w in widths]
@@ -244,7 +243,7 @@ def _cal_lstm_exponential(r: dict[str, Any]) -> Calibration | None:
                        "every width's decay form as recorded", verdict)
 
 
-def _cal_beyond_lstms(r: dict[str, Any], panel: str) -> Calibration | None:
+def _cal_beyond_lstms(r: Results, panel: str) -> Calibration | None:
     tf_shapes, lstm_shapes = _beyond_inputs(r, panel)
     if not tf_shapes or not lstm_shapes:
         return None

@@ -7,9 +7,9 @@ Re-exported by :mod:`seqmi.claims.ch03_rnn_transformer_mi`, where the public one
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
@@ -23,37 +23,38 @@ from seqmi.claims.ch03_rnn_transformer_mi._splits import decide_floor, decide_un
 from seqmi.claims.ch03_rnn_transformer_mi._text import (_depth_pairs, _lag_gaps, _short_context, _text_model,
                                                         decide_gaps, decide_rank_link, decide_text_forms)
 from seqmi.claims.ch03_rnn_transformer_mi._text_range import _tail_forms, _xi_se, decide_mid_range, decide_tail
+from seqmi.results.ch03_rnn_transformer_mi import LongRange, Results
 from seqmi.stats import MIN_RANK_PAIRS
 
 
-def _cal_mid_range(r: dict[str, Any]) -> Calibration | None:
-    pts = r["text_points"]
+def _cal_mid_range(r: Results) -> Calibration | None:
+    pts = r.text_points
     names = [f"transformer {w}×1" for w, d in _shapes(pts, "transformer") if d == 1]
-    if not names or r.get("samples_floor_dominated"):
+    if not names or r.samples_floor_dominated:
         return None
     xis = [_xis(_text_model(r, m)) for m in names]
     n = min(len(v) for v in xis)
     cvs = [_sd(v) / v.mean() for v in xis]
     held = [bool(_short_context(r, m)) for m in names]
-    text = r["corpus_small_fit"]
+    text = r.corpus_small_fit
     se = _xi_se(text)
 
     def verdict(hypothesis: str, rng: np.random.Generator) -> str:
-        ref = text["xi"] + se * rng.standard_normal()
-        level = [text["xi"] * (1 - EQUIVALENCE_MARGIN * (hypothesis == "h0" and i == 0)) for i in range(len(cvs))]
+        ref = text.xi + se * rng.standard_normal()
+        level = [text.xi * (1 - EQUIVALENCE_MARGIN * (hypothesis == "h0" and i == 0)) for i in range(len(cvs))]
         drawn = [m * (1 + cv * rng.standard_normal(n)) for m, cv in zip(level, cvs)]
         return decide_mid_range(drawn, ref, se, held)[0]
 
     return Calibration("shen2019.fig10a.char-transformer-mid-range", f"{len(names)} single-layer character "
                        f"Transformers, {_seeds_note(r)} of ξ (normal, the recorded relative spread); the text's "
-                       f"ξ drawn with its regression standard error ({se / text['xi']:.0%}); held back as recorded "
+                       f"ξ drawn with its regression standard error ({se / text.xi:.0%}); held back as recorded "
                        f"({sum(held)} of {len(names)}: short of Shen's context)",
                        f"the first Transformer's ξ {EQUIVALENCE_MARGIN:.0%} below the text's (the margin), the others "
                        "equal to it", "every Transformer's ξ the text's", verdict)
 
 
-def _cal_tail(r: dict[str, Any]) -> Calibration | None:
-    shapes = _shapes(r["text_points"], "transformer")
+def _cal_tail(r: Results) -> Calibration | None:
+    shapes = _shapes(r.text_points, "transformer")
     if not shapes:
         return None
     # the deep models of the recording, else as many as the statement names
@@ -61,7 +62,7 @@ def _cal_tail(r: dict[str, Any]) -> Calibration | None:
     proxy = max(shapes, key=lambda wd: wd[1])
     forms = _tail_forms(_text_model(r, f"transformer {proxy[0]}×{proxy[1]}"))
     n, sd = len(forms), _sd(forms)
-    lags = f"τ = {TAIL_START}–{min(r['settings']['text_max_lag'], PAPER_TAIL_LAG)}"
+    lags = f"τ = {TAIL_START}–{min(r.settings.text_max_lag, PAPER_TAIL_LAG)}"
 
     def verdict(hypothesis: str, rng: np.random.Generator) -> str:
         # the rule as a decisive recording runs it (its reach granted): at this recording's scale it says
@@ -79,22 +80,23 @@ def _cal_tail(r: dict[str, Any]) -> Calibration | None:
                        "every model's tail decay form −1 (the power law e-fold better)", verdict)
 
 
-def _control_draw(rng: np.random.Generator, g: dict[str, float], excess: float) -> dict[str, float]:
+def _control_draw(rng: np.random.Generator, g: LongRange, excess: float) -> LongRange:
     """One recording of App. D.2's control: ``CONTROL_DRAWS`` same-size subsamples and a held-out set."""
-    null = _normal(rng, g["null_mean"], g["null_sd"], CONTROL_DRAWS)
-    valid = g["null_mean"] * (1 + excess) + g["null_sd"] * rng.standard_normal()
-    return {"valid": float(valid), "train": g["train"], "null_mean": float(null.mean()), "null_sd": _sd(null)}
+    null = _normal(rng, g.null_mean, g.null_sd, CONTROL_DRAWS)
+    valid = g.null_mean * (1 + excess) + g.null_sd * rng.standard_normal()
+    # the z-scores, which no decision reads, stay the recorded ones
+    return dataclasses.replace(g, valid=float(valid), null_mean=float(null.mean()), null_sd=_sd(null))
 
 
-def _cal_splits(r: dict[str, Any]) -> list[Calibration]:
-    g = r.get("split_long_range", {})
+def _cal_splits(r: Results) -> list[Calibration]:
+    g = r.split_long_range
     out = []
     if "contiguous" in g:
         c = g["contiguous"]
 
         def uniform(hypothesis: str, rng: np.random.Generator) -> str:
             d = _control_draw(rng, c, EQUIVALENCE_MARGIN if hypothesis == "h0" else 0.0)
-            return decide_uniform(d["valid"], d["null_mean"], d["null_sd"], CONTROL_DRAWS)[0]
+            return decide_uniform(d.valid, d.null_mean, d.null_sd, CONTROL_DRAWS)[0]
 
         out.append(Calibration("shen2019.appD2.split-nonuniform", f"the contiguous split: {CONTROL_DRAWS} same-size "
                                "subsamples and one held-out set, normal at the recorded mean and spread of the "
@@ -114,10 +116,10 @@ def _cal_splits(r: dict[str, Any]) -> list[Calibration]:
     return out
 
 
-def _cal_text_forms(r: dict[str, Any]) -> Calibration | None:
-    s, pts = r["settings"], r["text_points"]
-    char = [_forms(pts[f"lstm_w{w}_d1"]) for w in s["text_lstm_widths"] if f"lstm_w{w}_d1" in pts]
-    word = [_forms(pts[f"word_lstm_w{w}_d1"]) for w in s["word_lstm_widths"] if f"word_lstm_w{w}_d1" in pts]
+def _cal_text_forms(r: Results) -> Calibration | None:
+    s, pts = r.settings, r.text_points
+    char = [_forms(pts[f"lstm_w{w}_d1"]) for w in s.text_lstm_widths if f"lstm_w{w}_d1" in pts]
+    word = [_forms(pts[f"word_lstm_w{w}_d1"]) for w in s.word_lstm_widths if f"word_lstm_w{w}_d1" in pts]
     if not char or not word:
         return None
     n = min(len(v) for v in char + word)
@@ -134,7 +136,7 @@ def _cal_text_forms(r: dict[str, Any]) -> Calibration | None:
                        "−1", verdict)
 
 
-def _cal_gaps(r: dict[str, Any], cid: str, names: dict[str, tuple[str, str]], lags: tuple[int, int],
+def _cal_gaps(r: Results, cid: str, names: dict[str, tuple[str, str]], lags: tuple[int, int],
               positive_effect: Callable[[str], bool]) -> Calibration | None:
     """A text superiority claim: the first model of each pair worse than the second by ``gap_null`` under h1.
 
@@ -149,7 +151,7 @@ def _cal_gaps(r: dict[str, Any], cid: str, names: dict[str, tuple[str, str]], la
     n = min(len(v) for v in gaps.values())
     spread = {k: _sd(v) for k, v in gaps.items()}
     held = [bool(_short_context(r, a) or _short_context(r, b)) for a, b in names.values()]
-    effect = r["gap_null"]
+    effect = r.gap_null
     first = next(iter(names))
 
     def verdict(hypothesis: str, rng: np.random.Generator) -> str:
@@ -170,7 +172,7 @@ def _cal_gaps(r: dict[str, Any], cid: str, names: dict[str, tuple[str, str]], la
                        "same-size samples of the text)", verdict)
 
 
-def _cal_no_gain_text(r: dict[str, Any]) -> Calibration | None:
+def _cal_no_gain_text(r: Results) -> Calibration | None:
     names = _depth_pairs(r, "lstm")
     if not names:
         return None
@@ -190,8 +192,8 @@ def _cal_no_gain_text(r: dict[str, Any]) -> Calibration | None:
                        "others equal", "every deeper LSTM's mismatch the shallow one's", verdict)
 
 
-def _cal_rank_link(r: dict[str, Any]) -> Calibration | None:
-    spelling = r.get("spelling")
+def _cal_rank_link(r: Results) -> Calibration | None:
+    spelling = r.spelling
     if not spelling:
         return None
     gaps = np.concatenate([_lag_gaps(r, name, SHORT_LAGS) for name in spelling])

@@ -5,8 +5,6 @@ Re-exported by :mod:`seqmi.claims.ch03_rnn_transformer_mi`, where the public one
 
 from __future__ import annotations
 
-from typing import Any
-
 from seqmi.claims import Claim
 from seqmi.claims.calibration import Calibration
 from seqmi.claims.ch03_rnn_transformer_mi._binary_rnn import (_depth, _lstm, _lstm_beats_wider_rnn, _lstm_depth,
@@ -25,27 +23,28 @@ from seqmi.claims.ch03_rnn_transformer_mi._shared import INTERMEDIATE_LAGS, MIDD
 from seqmi.claims.ch03_rnn_transformer_mi._splits import _splits
 from seqmi.claims.ch03_rnn_transformer_mi._text import _depth_pairs, _text, _text_forms, _text_quality
 from seqmi.claims.ch03_rnn_transformer_mi._text_range import _deep_tail, _mid_range
+from seqmi.results.ch03_rnn_transformer_mi import Results
 
 
-def rules(r: dict[str, Any]) -> list[Claim]:
-    """The chapter's claims from its results dict."""
+def rules(r: Results) -> list[Claim]:
+    """The chapter's claims from its results record."""
     return [_rnn_exponential(r), _lstm_exponential(r), _rnn_saturates(r), _lstm(r), _depth(r), _lstm_depth(r),
             _lstm_beats_wider_rnn(r), _transformer(r), _transformer_xi_over_data(r), _transformer_beyond_lstms(r, "a"),
             _transformer_beyond_lstms(r, "b"), *_transformer_shape(r), *_splits(r), _text_forms(r), *_text(r),
             _mid_range(r), _deep_tail(r), _text_quality(r)]
 
 
-def calibrations(r: dict[str, Any]) -> list[Calibration]:
+def calibrations(r: Results) -> list[Calibration]:
     """One :class:`~seqmi.claims.calibration.Calibration` per statistical claim whose models ``r`` recorded.
 
     Each draws one data set at the recorded scale (seeds per model, lags, the recorded
     spreads) under the claim's h0 or h1 and returns the verdict of the rule's own
     ``decide_*`` function on it; a claim whose models the run lacks has none.
     """
-    s, pts = r["settings"], r["text_points"]
-    same_w = [w for w in s["text_lstm_widths"] if f"lstm_w{w}_d1" in pts and f"transformer_w{w}_d1" in pts]
+    s, pts = r.settings, r.text_points
+    same_w = [w for w in s.text_lstm_widths if f"lstm_w{w}_d1" in pts and f"transformer_w{w}_d1" in pts]
     word_pairs = {f"{k} {w}": (f"lstm {w}×1", f"{k} {w}×1")
-                  for k, ws in (("word_lstm", s["word_lstm_widths"]), ("word_transformer", s["word_transformer_widths"]))
+                  for k, ws in (("word_lstm", s.word_lstm_widths), ("word_transformer", s.word_transformer_widths))
                   for w in ws if f"{k}_w{w}_d1" in pts and f"lstm_w{w}_d1" in pts}
     built = [_cal_exponential(r), _cal_lstm_exponential(r), _cal_saturation(r, "rnn"), _cal_saturation(r, "lstm"),
              _cal_depth(r), _cal_no_gain_xi(r), _cal_small_lstm(r), _cal_power_law(r), _cal_overestimates(r),

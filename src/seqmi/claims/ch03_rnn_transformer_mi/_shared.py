@@ -9,13 +9,14 @@ Re-exported by :mod:`seqmi.claims.ch03_rnn_transformer_mi`, where the public one
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from seqmi.claims import EQUIVALENCE_LEVEL, EQUIVALENCE_MARGIN, MIN_SEEDS, profile_of, would_decide
+from seqmi.claims import EQUIVALENCE_LEVEL, EQUIVALENCE_MARGIN, MIN_SEEDS, would_decide
 from seqmi.convergence import converged
+from seqmi.results.ch03_rnn_transformer_mi import Model, Results, Seed, Settings
 from seqmi.stats import contrast_ci, seeds_to_decide, t_power
 
 SATURATION_WIDTH = 32  # Fig. 1c: ξ grows like ln m up to m ≈ 32, then saturates
@@ -72,33 +73,33 @@ Arrays = Sequence[np.ndarray]
 # ---------------------------------------------------------------- recorded values
 
 
-def _pt(r: dict[str, Any], kind: str, width: int, depth: int = 1) -> dict[str, Any] | None:
-    return r["points"].get(f"{kind}_w{width}_d{depth}")
+def _pt(r: Results, kind: str, width: int, depth: int = 1) -> Model | None:
+    return r.points.get(f"{kind}_w{width}_d{depth}")
 
 
-def _seeds(p: dict[str, Any]) -> list[dict[str, Any]]:
-    """A model's independently trained seeds (a recording from before seeds: its one kept model)."""
-    return p.get("seeds", [p])
+def _seeds(p: Model) -> list[Seed]:
+    """A model's independently trained seeds."""
+    return p.seeds
 
 
-def _rates(p: dict[str, Any]) -> np.ndarray:
+def _rates(p: Model) -> np.ndarray:
     """Per seed, the decay rate ``1/ξ`` of its samples (0 where ξ is infinite: no decay)."""
-    return np.array([1.0 / s["xi"] if s["xi"] > 0 else math.nan for s in _seeds(p)], dtype=float)
+    return np.array([1.0 / s.xi if s.xi > 0 else math.nan for s in _seeds(p)], dtype=float)
 
 
-def _xis(p: dict[str, Any]) -> np.ndarray:
+def _xis(p: Model) -> np.ndarray:
     """Per seed, the correlation length ξ of its samples."""
-    return np.array([s["xi"] for s in _seeds(p)], dtype=float)
+    return np.array([s.xi for s in _seeds(p)], dtype=float)
 
 
-def _forms(p: dict[str, Any]) -> np.ndarray:
+def _forms(p: Model) -> np.ndarray:
     """Per seed, ``ln(RSS_power/RSS_exp)`` of its samples' fits (positive: exponential fits better)."""
-    return np.array([math.log(s["pow_rss"] / s["exp_rss"]) for s in _seeds(p)], dtype=float)
+    return np.array([math.log(s.pow_rss / s.exp_rss) for s in _seeds(p)], dtype=float)
 
 
-def _losses(p: dict[str, Any]) -> np.ndarray:
+def _losses(p: Model) -> np.ndarray:
     """Per seed, its best validation loss."""
-    return np.array([s["val_loss"] for s in _seeds(p)], dtype=float)
+    return np.array([s.val_loss for s in _seeds(p)], dtype=float)
 
 
 def _xi_of(rates: Sequence[float]) -> float:
@@ -107,7 +108,7 @@ def _xi_of(rates: Sequence[float]) -> float:
     return 1.0 / rate if rate > 0 else math.inf
 
 
-def _xi_str(name: str, p: dict[str, Any]) -> str:
+def _xi_str(name: str, p: Model) -> str:
     """A model's ξ over its seeds: the ξ of the mean rate, and the seeds' own."""
     rates = _rates(p)
     each = "/".join(f"{1 / v:.0f}" if v > 0 else "∞" for v in rates)
@@ -124,7 +125,7 @@ def _pct(ci: Sequence[float]) -> str:
     return f"[{ci[0]:+.1%}, {ci[1]:+.1%}]"
 
 
-def _shapes(points: dict[str, Any], kind: str) -> list[tuple[int, int]]:
+def _shapes(points: Mapping[str, Any], kind: str) -> list[tuple[int, int]]:
     """The (width, depth) of every recorded model of ``kind`` (``"lstm"`` does not match ``"word_lstm"``)."""
     out = []
     for key in points:
@@ -234,41 +235,37 @@ def _duration(seconds: float) -> str:
     return f"≈ {seconds / 3600:.1f} core-hours"
 
 
-def _seed_seconds(p: dict[str, Any], tokens_per_epoch: float, factor: float = 1.0) -> float:
+def _seed_seconds(p: Model, tokens_per_epoch: float, factor: float = 1.0) -> float:
     """Recorded core-seconds of one seed: its epochs at the model's training throughput, and its sampling.
 
     ``factor`` scales both (a longer context's work per token).
     """
-    if not p.get("tokens_per_s") or not all("epochs" in s and "sample_s" in s for s in _seeds(p)):
+    if not p.tokens_per_s:
         return math.nan
-    return factor * float(np.mean([s["epochs"] * tokens_per_epoch / p["tokens_per_s"] + s["sample_s"]
+    return factor * float(np.mean([s.epochs * tokens_per_epoch / p.tokens_per_s + s.sample_s
                                    for s in _seeds(p)]))
 
 
 # ---------------------------------------------------------------- convergence
 
 
-def _criterion(r: dict[str, Any], fine: bool = False) -> str:
+def _criterion(r: Results, fine: bool = False) -> str:
     """The convergence criterion a claim reads (:func:`seqmi.convergence.converged`)."""
     if fine:
         return (f"early stopping, or the best validation loss improved by less than {FINE_TOL:.1%} over the last "
                 f"{FINE_WINDOW} epochs")
-    c = r.get("convergence")
-    if c is None:
-        return "no convergence flags in this recording"
-    return (f"early stopping, or the best validation loss improved by less than {c['tol']:.0%} over the last "
-            f"{c['window']} epochs")
+    c = r.convergence
+    return (f"early stopping, or the best validation loss improved by less than {c.tol:.0%} over the last "
+            f"{c.window} epochs")
 
 
-def _converged(s: dict[str, Any], fine: bool) -> bool:
+def _converged(s: Seed, fine: bool) -> bool:
     if not fine:
-        return bool(s.get("converged"))
-    if "val_history" not in s:
-        return False
-    return converged(s["val_history"], s.get("stopped"), window=FINE_WINDOW, tol=FINE_TOL)
+        return s.converged
+    return converged(s.val_history, s.stopped, window=FINE_WINDOW, tol=FINE_TOL)
 
 
-def _unconverged(r: dict[str, Any], models: Sequence[dict[str, Any]], fine: bool = False) -> str:
+def _unconverged(r: Results, models: Sequence[Model], fine: bool = False) -> str:
     """What keeps a comparison of ``models`` from being decided: seeds too few or not converged ("" if none)."""
     if not models:
         return "the models it compares (none recorded in this run)"
@@ -283,7 +280,7 @@ def _unconverged(r: dict[str, Any], models: Sequence[dict[str, Any]], fine: bool
     return ""
 
 
-def _hold(r: dict[str, Any], raw: str, models: Sequence[dict[str, Any]], fine: bool = False) -> tuple[str, list[str]]:
+def _hold(r: Results, raw: str, models: Sequence[Model], fine: bool = False) -> tuple[str, list[str]]:
     """``raw`` held back as inconclusive, whichever way it points, when :func:`_unconverged` objects."""
     missing = _unconverged(r, models, fine)
     if not missing:
@@ -300,48 +297,46 @@ def _scale(base: str, verdict: str, needs: Sequence[str]) -> str:
     return f"{base}; {would_decide('; '.join(needs) or 'more seeds per model')}"
 
 
-def _trained(s: dict[str, Any]) -> str:
+def _trained(s: Settings) -> str:
     """How many models per configuration a run trained, and which it measured."""
-    if "seeds" not in s:  # recorded before seeds
-        return f"{s['restarts']} restart(s) per model, the best on validation alone measured"
-    return (f"{s['seeds']} seed(s) per model, every one measured (training seeds 0–{s['seeds'] - 1} of chapter "
-            f"seed {s['seed']})")
+    return (f"{s.seeds} seed(s) per model, every one measured (training seeds 0–{s.seeds - 1} of chapter "
+            f"seed {s.seed})")
 
 
-def _binary_trained(r: dict[str, Any]) -> str:
+def _binary_trained(r: Results) -> str:
     """The binary models' seeds, by kind, and the sweep points the recording read."""
-    s = r["settings"]
-    seeds = s.get("binary_seeds")
+    s = r.settings
+    seeds = s.binary_seeds
     if seeds is None:  # recorded before the binary seeds were counted apart
         return _trained(s)
     kinds = ", ".join(f"{kind} {len(v)} (training seeds {v[0]}–{v[-1]})" for kind, v in seeds.items() if v)
-    points = len(r.get("point_keys", {}).get("binary", []))
-    return (f"seeds per model: {kinds} of chapter seed {s['seed']}, every one measured; read from {points} "
+    points = len(r.point_keys.binary) if r.point_keys is not None else 0
+    return (f"seeds per model: {kinds} of chapter seed {s.seed}, every one measured; read from {points} "
             "sweep points (one seed of one family each, named in the recording's point_keys: the ledger's "
             "results/points/03_rnn_transformer_mi/<key>.json where the run kept one)")
 
 
-def _binary_scale(r: dict[str, Any]) -> str:
-    s = r["settings"]
-    return (f"{profile_of(r)}: {_binary_trained(r)}, RNN/LSTM widths {min(s['rnn_widths'])}–{max(s['rnn_widths'])}, {r['n_train']} "
-            f"training sequences of length {r['length']}, {r['n_generate']} generated sequences per seed")
+def _binary_scale(r: Results) -> str:
+    s = r.settings
+    return (f"{r.profile}: {_binary_trained(r)}, RNN/LSTM widths {min(s.rnn_widths)}–{max(s.rnn_widths)}, {r.n_train} "
+            f"training sequences of length {r.length}, {r.n_generate} generated sequences per seed")
 
 
-def _text_scale(r: dict[str, Any], lags: tuple[int, int] | None) -> str:
+def _text_scale(r: Results, lags: tuple[int, int] | None) -> str:
     """The text claims' scale; ``lags`` the range a claim is decided on (None: the fits' own lags)."""
-    s = r["settings"]
-    where = (f"decided at τ = {lags[0]}–{lags[1]} (of the recorded τ ≤ {s['text_max_lag']})" if lags else
-             f"fits on the lags with I(τ) > {TEXT_FIT_THRESHOLD:g} (of the recorded τ ≤ {s['text_max_lag']})")
-    return (f"{profile_of(r)}: {_trained(s)}, {s['text_train_chars'] or 'all'} training characters, {s['text_epochs']} (char) / "
-            f"{s['word_epochs']} (word) epochs at most, {s['text_generate']} generated characters per sample set; "
+    s = r.settings
+    where = (f"decided at τ = {lags[0]}–{lags[1]} (of the recorded τ ≤ {s.text_max_lag})" if lags else
+             f"fits on the lags with I(τ) > {TEXT_FIT_THRESHOLD:g} (of the recorded τ ≤ {s.text_max_lag})")
+    return (f"{r.profile}: {_trained(s)}, {s.text_train_chars or 'all'} training characters, {s.text_epochs} (char) / "
+            f"{s.word_epochs} (word) epochs at most, {s.text_generate} generated characters per sample set; "
             + where)
 
 
-def _binary_tokens(r: dict[str, Any]) -> float:
-    return float(r["n_train"] * r["length"])
+def _binary_tokens(r: Results) -> float:
+    return float(r.n_train * r.length)
 
 
-def _model_n(models: Sequence[dict[str, Any]]) -> int:
+def _model_n(models: Sequence[Model]) -> int:
     return min((len(_seeds(p)) for p in models), default=0)
 
 
@@ -381,5 +376,5 @@ def _log_sd(values: np.ndarray) -> float:
     return _sd(np.log(values)) if (values > 0).all() and np.isfinite(values).all() else 0.0
 
 
-def _seeds_note(r: dict[str, Any]) -> str:
-    return f"{r['settings']['seeds']} seeds per model, each model's recorded mean and spread between seeds"
+def _seeds_note(r: Results) -> str:
+    return f"{r.settings.seeds} seeds per model, each model's recorded mean and spread between seeds"

@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
-
-from seqmi.claims import (EQUIVALENCE_LEVEL, EQUIVALENCE_MARGIN, Claim, Design, combine, decide, decide_equivalence,
-                          profile_of)
+from seqmi.claims import EQUIVALENCE_LEVEL, EQUIVALENCE_MARGIN, Claim, Design, combine, decide, decide_equivalence
 from seqmi.claims.ch03_rnn_transformer_mi._shared import CONTROL_DRAWS, TEXT_SUBSTITUTION, _pct, _scale
+from seqmi.results.ch03_rnn_transformer_mi import LongRange, Results
 from seqmi.stats import t_quantile
 
 
@@ -41,7 +39,7 @@ def decide_uniform(valid: float, null_mean: float, null_sd: float, draws: int) -
     return decide_equivalence(rel[1]), rel
 
 
-def decide_floor(splits: Sequence[dict[str, float]], draws: int) -> tuple[str, list[tuple[float, list[float]]]]:
+def decide_floor(splits: Sequence[LongRange], draws: int) -> tuple[str, list[tuple[float, list[float]]]]:
     """The control: every held-out set's long-range excess is the estimator's floor at its size.
 
     Per split: the same-size subsamples' mean above the whole training split's (one-sample
@@ -52,19 +50,19 @@ def decide_floor(splits: Sequence[dict[str, float]], draws: int) -> tuple[str, l
     parts, rels = [], []
     t = t_quantile(0.95, draws - 1)
     for g in splits:
-        half = t * g["null_sd"] / math.sqrt(draws)
-        parts.append(decide([g["null_mean"] - g["train"] - half, g["null_mean"] - g["train"] + half], 0.0))
-        rel = _heldout_relative(g["valid"], g["null_mean"], g["null_sd"], draws)
+        half = t * g.null_sd / math.sqrt(draws)
+        parts.append(decide([g.null_mean - g.train - half, g.null_mean - g.train + half], 0.0))
+        rel = _heldout_relative(g.valid, g.null_mean, g.null_sd, draws)
         rels.append(rel)
         parts.append(decide(rel[1], EQUIVALENCE_MARGIN, claim_above=False))
     return combine(parts), rels
 
 
-def _splits(r: dict[str, Any]) -> list[Claim]:
-    g = r["split_long_range"]
-    start = r.get("split_far_start", 50)
-    scale = (f"{profile_of(r)}: rows of {r['settings']['split_row']} characters, τ = {start}–"
-             f"{r['settings']['split_max_lag']}, {CONTROL_DRAWS} same-size subsamples of the training split")
+def _splits(r: Results) -> list[Claim]:
+    g = r.split_long_range
+    start = r.split_far_start
+    scale = (f"{r.profile}: rows of {r.settings.split_row} characters, τ = {start}–"
+             f"{r.settings.split_max_lag}, {CONTROL_DRAWS} same-size subsamples of the training split")
     claim = ("shen2019.appD2.split-nonuniform", "Shen 2019 App. D.2, Fig. 6",
              "A split into consecutive blocks (text8, split by the author) is more uniform: its held-out text carries "
              "the long-range MI of the training text at the same size (unlike WikiText's and Penn Treebank's held-out "
@@ -83,14 +81,14 @@ def _splits(r: dict[str, Any]) -> list[Claim]:
                         _scale(scale, "inconclusive", ["the same-size control of the contiguous split"]),
                         "not measured in this recording", design)
     else:
-        verdict, (rel, ci) = decide_uniform(c["valid"], c["null_mean"], c["null_sd"], CONTROL_DRAWS)
-        spread = c["null_sd"] / c["null_mean"]
+        verdict, (rel, ci) = decide_uniform(c.valid, c.null_mean, c.null_sd, CONTROL_DRAWS)
+        spread = c.null_sd / c.null_mean
         t = t_quantile(EQUIVALENCE_LEVEL, CONTROL_DRAWS - 1)
         limit = EQUIVALENCE_MARGIN / t / math.sqrt(1 + 1 / CONTROL_DRAWS)
         needs = [f"a held-out set whose long-range mean I scatters by under {limit:.1%} between same-size samples (here "
                  f"{spread:.1%}, and one held-out set cannot average it down): held-out blocks long enough for the "
-                 f"text's own long-range MI ({c['train']:.1e} over the whole training split) to rise above the "
-                 f"estimator's floor at their size ({c['null_mean']:.1e}), more text than the KJV holds; or the test "
+                 f"text's own long-range MI ({c.train:.1e} over the whole training split) to rise above the "
+                 f"estimator's floor at their size ({c.null_mean:.1e}), more text than the KJV holds; or the test "
                  "split measured against same-size subsamples as a second held-out set"]
         design = Design(
             h1=f"the contiguous validation set's mean I(τ ≥ {start}) within ±{EQUIVALENCE_MARGIN:.0%} of same-size "
@@ -103,14 +101,14 @@ def _splits(r: dict[str, Any]) -> list[Claim]:
                   f"no difference at the recorded spread ({spread:.1%}); {floor}",
             margin=f"±{EQUIVALENCE_MARGIN:.0%} relative difference (the book's one margin)")
         # the claim's interval is the usual 95% one; the 90% one decides (two one-sided tests at 5%)
-        uniform = Claim(*claim, rel, _heldout_relative(c["valid"], c["null_mean"], c["null_sd"], CONTROL_DRAWS, 0.95)[1],
+        uniform = Claim(*claim, rel, _heldout_relative(c.valid, c.null_mean, c.null_sd, CONTROL_DRAWS, 0.95)[1],
                         rule, verdict, TEXT_SUBSTITUTION, _scale(scale, verdict, needs),
-                        f"contiguous validation {c['valid']:.2e} vs {CONTROL_DRAWS} same-size training subsamples "
-                        f"{c['null_mean']:.2e} ± {c['null_sd']:.1e}: relative difference {rel:+.1%}, 90% interval "
+                        f"contiguous validation {c.valid:.2e} vs {CONTROL_DRAWS} same-size training subsamples "
+                        f"{c.null_mean:.2e} ± {c.null_sd:.1e}: relative difference {rel:+.1%}, 90% interval "
                         f"{_pct(ci)}; {floor}; the random split (chapters assigned at random) is not Shen's text8",
                         design)
     verdict, rels = decide_floor(list(g.values()), CONTROL_DRAWS)
-    spreads = [v["null_sd"] / v["null_mean"] for v in g.values()]
+    spreads = [v.null_sd / v.null_mean for v in g.values()]
     control_design = Design(
         h1="every held-out set's long-range mean I is no more than the same-size training text's (+"
            f"{EQUIVALENCE_MARGIN:.0%}), which lies above the whole training split's: the excess is the floor",
@@ -133,8 +131,8 @@ def _splits(r: dict[str, Any]) -> list[Claim]:
                     "the margin: not reproduced",
                     verdict, TEXT_SUBSTITUTION,
                     _scale(scale, verdict, ["held-out sets of lower spread between same-size samples"]),
-                    "; ".join(f"{h}: valid {v['valid']:.1e}, whole train {v['train']:.1e}, subsamples "
-                              f"{v['null_mean']:.1e}±{v['null_sd']:.1e}, valid relative to them {rel:+.1%} "
+                    "; ".join(f"{h}: valid {v.valid:.1e}, whole train {v.train:.1e}, subsamples "
+                              f"{v.null_mean:.1e}±{v.null_sd:.1e}, valid relative to them {rel:+.1%} "
                               f"(90% {_pct(ci)})" for (h, v), (rel, ci) in zip(g.items(), rels)),
                     control_design)
     return [uniform, control]

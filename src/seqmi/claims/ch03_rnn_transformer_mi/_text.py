@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
-
 import numpy as np
 
 from seqmi.claims import EQUIVALENCE_MARGIN, MIN_SEEDS, Claim, Design, combine, decide, decide_equivalence
@@ -22,6 +20,7 @@ from seqmi.claims.ch03_rnn_transformer_mi._shared import (H1_RHO, HEAD_WORDS_NOT
                                                           _mean_ci, _model_n, _pct, _power, _power_text, _scale, _sd,
                                                           _seed_seconds, _seeds, _seeds_for, _text_scale, _tost_power,
                                                           _tost_seeds)
+from seqmi.results.ch03_rnn_transformer_mi import Model, Results
 from seqmi.stats import MIN_RANK_PAIRS, spearman_ci, spearman_pairs_needed, spearman_permutation_test, spearman_power
 
 
@@ -34,12 +33,12 @@ def decide_text_forms(char_forms: Arrays, word_forms: Arrays) -> str:
                    + [decide(_mean_ci(f), 0.0, claim_above=False) for f in word_forms])
 
 
-def _text_forms(r: dict[str, Any]) -> Claim:
+def _text_forms(r: Results) -> Claim:
     """Fig. 2: character LSTMs show no power-law tail; word LSTMs follow the power law."""
-    s = r["settings"]
-    pts = r["text_points"]
-    char = {w: pts[f"lstm_w{w}_d1"] for w in s["text_lstm_widths"] if f"lstm_w{w}_d1" in pts}
-    word = {w: pts[f"word_lstm_w{w}_d1"] for w in s["word_lstm_widths"] if f"word_lstm_w{w}_d1" in pts}
+    s = r.settings
+    pts = r.text_points
+    char = {w: pts[f"lstm_w{w}_d1"] for w in s.text_lstm_widths if f"lstm_w{w}_d1" in pts}
+    word = {w: pts[f"word_lstm_w{w}_d1"] for w in s.word_lstm_widths if f"word_lstm_w{w}_d1" in pts}
     rule = (f"per seed, ln(RSS_power/RSS_exp) of the fits to its samples' I(τ) above {TEXT_FIT_THRESHOLD:g}; "
             "Student-t 95% intervals over the seeds: above 0 (exponential fits better) for every character LSTM and "
             "below 0 for every word LSTM: reproduced; either on the other side: not reproduced")
@@ -72,55 +71,55 @@ def _text_forms(r: dict[str, Any]) -> Claim:
                            for k, group in (("lstm", cf), ("word_lstm", wf)) for w, v in group.items()), design)
 
 
-def _text_model(r: dict[str, Any], name: str) -> dict[str, Any]:
+def _text_model(r: Results, name: str) -> Model:
     """The record of the text model ``"kind W×D"``."""
     kind, shape = name.split(" ")
     width, depth = shape.split("×")
-    return r["text_points"][f"{kind}_w{width}_d{depth}"]
+    return r.text_points[f"{kind}_w{width}_d{depth}"]
 
 
-def _text_seconds(r: dict[str, Any], names: Sequence[str]) -> float:
+def _text_seconds(r: Results, names: Sequence[str]) -> float:
     """Recorded core-seconds of one more seed of each text model ``names``.
 
     An epoch is the training text, or its tokens for a word model.
     """
     total = 0.0
     for name in names:
-        tokens = (r.get("word_vocab", {}).get("train_tokens", math.nan) if name.startswith("word")
-                  else r["settings"]["text_train_chars"] or r.get("train_split_chars", math.nan))
+        tokens = (r.word_vocab.train_tokens if name.startswith("word")
+                  else r.settings.text_train_chars or r.train_split_chars)
         total += _seed_seconds(_text_model(r, name), float(tokens))
     return total
 
 
-def _lag_gaps(r: dict[str, Any], name: str, lags: tuple[int, int]) -> np.ndarray:
+def _lag_gaps(r: Results, name: str, lags: tuple[int, int]) -> np.ndarray:
     """Per seed of text model ``name``, its mismatch ``mean |Δ ln I|`` over ``lags`` (inclusive).
 
     Each seed's recorded curve is its first sample set's, compared with the first
     same-size sample of the training text (as the chapter's :func:`set_gaps` pairs them;
     word models against the text as they see it).
     """
-    ref = np.asarray(r["word_corpus_small_mi" if name.startswith("word") else "corpus_small_mi"], dtype=float)
+    ref = np.asarray(r.word_corpus_small_mi if name.startswith("word") else r.corpus_small_mi, dtype=float)
     tau = np.arange(1, ref.size + 1)
     keep = (tau >= lags[0]) & (tau <= lags[1]) & (ref > 0)
     out = []
     for s in _seeds(_text_model(r, name)):
         # the chapter's curve_gap (seqmi.experiments.ch03_rnn_transformer_mi, which imports torch; a test pins the
         # two together): lags where both curves are positive, the estimator dipping below 0 at its floor
-        mi = np.asarray(s["mi"], dtype=float)
+        mi = np.asarray(s.mi, dtype=float)
         use = keep & (mi > 0)
         out.append(float(np.abs(np.log(mi[use]) - np.log(ref[use])).mean()) if use.any() else math.nan)
     return np.array(out, dtype=float)
 
 
-def _context(r: dict[str, Any], name: str) -> int:
+def _context(r: Results, name: str) -> int:
     """The context a text Transformer reads: after a row longer than it, its key/value cache holds
     ``2·depth·width·context`` floats (the recorded ``state_floats``)."""
     kind, shape = name.split(" ")
     width, depth = (int(v) for v in shape.split("×"))
-    return int(_text_model(r, name)["state_floats"] // (2 * depth * width))
+    return int(_text_model(r, name).state_floats // (2 * depth * width))
 
 
-def _short_context(r: dict[str, Any], name: str) -> str:
+def _short_context(r: Results, name: str) -> str:
     """Why a Transformer cannot speak for the paper's ("" if it reads the paper's context)."""
     if "transformer" not in name:
         return ""
@@ -130,7 +129,7 @@ def _short_context(r: dict[str, Any], name: str) -> str:
     return "" if ctx >= paper else f"{name} reads {ctx} {unit}, Shen's {paper}"
 
 
-def _context_cost(r: dict[str, Any], names: Sequence[str]) -> str:
+def _context_cost(r: Results, names: Sequence[str]) -> str:
     """Core-hours to train and sample the character Transformers ``names`` at Shen's context.
 
     The recorded epochs, throughput and sampling, scaled by the work per token: about
@@ -141,9 +140,9 @@ def _context_cost(r: dict[str, Any], names: Sequence[str]) -> str:
         p = _text_model(r, name)
         width, depth = (int(v) for v in name.split(" ")[1].split("×"))
         ctx = _context(r, name)
-        work = 6 * p["params"]
+        work = 6 * p.params
         factor = (work + 12 * depth * width * PAPER_CHAR_CONTEXT) / (work + 12 * depth * width * ctx)
-        chars = r["settings"]["text_train_chars"] or r.get("train_split_chars", 0)
+        chars = r.settings.text_train_chars or r.train_split_chars
         total += len(_seeds(p)) * _seed_seconds(p, chars, factor)
     return (f"the character Transformers ({', '.join(names)}) retrained with Shen's {PAPER_CHAR_CONTEXT}-character "
             f"context: {_duration(total)} for their {_model_n([_text_model(r, n) for n in names])} seeds each (recorded "
@@ -163,10 +162,10 @@ def decide_gaps(pairs: Sequence[tuple[np.ndarray, np.ndarray]], positive: bool,
     return combine(parts), cis, parts
 
 
-def _gap_design(r: dict[str, Any], pairs: dict[str, tuple[np.ndarray, np.ndarray]], h1: str, h0: str,
+def _gap_design(r: Results, pairs: dict[str, tuple[np.ndarray, np.ndarray]], h1: str, h0: str,
                 lags: tuple[int, int], held: Sequence[str]) -> Design:
     n = min((min(len(a), len(b)) for a, b in pairs.values()), default=0)
-    effect = r.get("gap_null", math.nan)
+    effect = r.gap_null
     power = math.prod(_power(effect, [_sd(a), _sd(b)], n) for a, b in pairs.values()) if pairs else math.nan
     against = f"a mismatch lower by {effect:.2f} (two same-size samples of the text differ by that much) at the " \
               "recorded spreads"
@@ -181,7 +180,7 @@ def _gap_design(r: dict[str, Any], pairs: dict[str, tuple[np.ndarray, np.ndarray
                   power=text)
 
 
-def _gap_claim(r: dict[str, Any], cid: str, source: str, statement: str, rule: str, lags: tuple[int, int],
+def _gap_claim(r: Results, cid: str, source: str, statement: str, rule: str, lags: tuple[int, int],
                names: dict[str, tuple[str, str]], positive: bool, h1: str, h0: str, detail: str) -> Claim:
     """A text superiority claim on mismatch differences ``a − b`` over ``lags``, each a Welch interval over seeds."""
     pairs = {name: (_lag_gaps(r, a, lags), _lag_gaps(r, b, lags)) for name, (a, b) in names.items()}
@@ -205,16 +204,16 @@ def _gap_claim(r: dict[str, Any], cid: str, source: str, statement: str, rule: s
     return Claim(cid, source, statement, "statistical", None, None, rule, verdict, TEXT_SUBSTITUTION,
                  _scale(_text_scale(r, lags), verdict, needs),
                  f"{detail}; difference of mean |Δ ln I(τ = {lags[0]}–{lags[1]})| (95% interval over seeds) {measured}; "
-                 f"two disjoint samples of the text differ by {r['gap_null']:.2f}",
+                 f"two disjoint samples of the text differ by {r.gap_null:.2f}",
                  _gap_design(r, pairs, h1, h0, lags, sorted({why for v in short.values() for why in v})))
 
 
-def _depth_pairs(r: dict[str, Any], family: str) -> dict[str, tuple[str, str]]:
+def _depth_pairs(r: Results, family: str) -> dict[str, tuple[str, str]]:
     """The depth comparisons of a family (``"lstm"`` matches character and word LSTMs): shallow, deep.
 
     Named ``"kind W×A→B"``: model ``"kind W×A"`` against ``"kind W×B"``.
     """
-    names = r["depth_pairs"] if "depth_pairs" in r else r["depth_gains"]  # recordings from before seeds
+    names = r.depth_pairs
     pairs = {}
     for name in names:
         head, depths = name.split("×")
@@ -223,7 +222,7 @@ def _depth_pairs(r: dict[str, Any], family: str) -> dict[str, tuple[str, str]]:
     return {name: pair for name, pair in pairs.items() if family in name}
 
 
-def _lstm_depth_text(r: dict[str, Any], band: str) -> Claim:
+def _lstm_depth_text(r: Results, band: str) -> Claim:
     """Fig. 8b: a deeper LSTM's mismatch within the margin of the shallow one's (two one-sided tests)."""
     lags = MIDDLE_LAGS
     names = _depth_pairs(r, "lstm")
@@ -257,15 +256,16 @@ def _lstm_depth_text(r: dict[str, Any], band: str) -> Claim:
                  "; ".join(f"{name}: deep relative to shallow {change:+.1%}, 90% interval {_pct(ci)} (seeds "
                            f"{'/'.join(f'{v:.2f}' for v in pairs[name][0])} vs "
                            f"{'/'.join(f'{v:.2f}' for v in pairs[name][1])})" for name, (change, ci) in zip(pairs, rel))
-                 + f"; two disjoint samples of the text differ by {r['gap_null']:.2f}", design)
+                 + f"; two disjoint samples of the text differ by {r.gap_null:.2f}", design)
 
 
-def _text(r: dict[str, Any]) -> list[Claim]:
-    s, pts = r["settings"], r["text_points"]
-    same_w = [w for w in s["text_lstm_widths"] if f"lstm_w{w}_d1" in pts and f"transformer_w{w}_d1" in pts]
-    word_pairs = [(k, w) for k, ws in (("word_lstm", s["word_lstm_widths"]), ("word_transformer", s["word_transformer_widths"]))
+def _text(r: Results) -> list[Claim]:
+    s, pts = r.settings, r.text_points
+    same_w = [w for w in s.text_lstm_widths if f"lstm_w{w}_d1" in pts and f"transformer_w{w}_d1" in pts]
+    word_pairs = [(k, w)
+                  for k, ws in (("word_lstm", s.word_lstm_widths), ("word_transformer", s.word_transformer_widths))
                   for w in ws if f"{k}_w{w}_d1" in pts and f"lstm_w{w}_d1" in pts]
-    band = (f"per seed ({s.get('seeds', 1)} independently trained models per configuration), the mismatch "
+    band = (f"per seed ({s.seeds} independently trained models per configuration), the mismatch "
             "mean |Δ ln I| of its first sample set to a same-size sample of the training text over the lags the "
             "statement names; decided only when every seed converged and every Transformer reads Shen's context "
             f"({PAPER_CHAR_CONTEXT} characters, {PAPER_WORD_CONTEXT} tokens); ")
@@ -330,7 +330,7 @@ def _rank_seeds(rho: float, n_now: int, seed_s: float) -> str:
     return f"≈ {n} character-model seeds for power 0.8 at ρ = {rho:+.2f} (this run: {n_now}{cost})"
 
 
-def _text_quality(r: dict[str, Any]) -> Claim:
+def _text_quality(r: Results) -> Claim:
     claim = ("shen2019.appF.mi-shows-in-text-quality", "Shen 2019 Sec. 5.2, App. F",
              "The MI profile shows in the quality of the generated text: character models whose short-range MI "
              "tracks the text's write better-spelled text", "statistical")
@@ -340,7 +340,7 @@ def _text_quality(r: dict[str, Any]) -> Claim:
             "words correctly') and the fraction of its passage's words found in the training text; a permutation "
             f"test, one-sided at {SIGNIFICANCE:.0%}: ρ < 0: reproduced; ρ > 0: not reproduced; every model with "
             f"≥ {MIN_SEEDS} seeds, every seed converged")
-    spelling = r.get("spelling")
+    spelling = r.spelling
     scale = _text_scale(r, lags) + f"; {HEAD_WORDS_NOTE}"
     design = Design(
         h1="seeds whose short-range MI tracks the text's more closely spell more words right (ρ < 0)",
@@ -349,7 +349,7 @@ def _text_quality(r: dict[str, Any]) -> Claim:
              f"with a fixed seed), one-sided at {SIGNIFICANCE:.0%}",
         unit="independently trained character-model seeds (each a passage and a curve)",
         power="not computable: no spelling recorded")
-    if not spelling:  # recorded before the passages were scored
+    if not spelling:  # no character model's passages scored
         return Claim(*claim, None, None, rule, "inconclusive", TEXT_SUBSTITUTION,
                      _scale(scale, "inconclusive", ["the spelling of the passages (not measured in this recording)"]),
                      "no spelling recorded", design)

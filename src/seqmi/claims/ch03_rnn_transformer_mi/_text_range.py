@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
-
 import numpy as np
 
 from seqmi.claims import EQUIVALENCE_LEVEL, EQUIVALENCE_MARGIN, MIN_SEEDS, Claim, Design, combine, decide
@@ -20,17 +18,18 @@ from seqmi.claims.ch03_rnn_transformer_mi._shared import (FLOOR_FRACTION, PAPER_
                                                           _seeds_for, _shapes, _text_scale, _xis)
 from seqmi.claims.ch03_rnn_transformer_mi._text import (_context, _context_cost, _short_context, _text_model,
                                                         _text_seconds)
+from seqmi.results.ch03_rnn_transformer_mi import DecayFit, Model, Results
 from seqmi.stats import Z95, decay_form, ratio_to_reference_ci
 
 
 # ---------------------------------------------------------------- Fig. 10a and Sec. 5.2: the Transformers' range
 
 
-def _xi_se(fit: dict[str, Any]) -> float:
+def _xi_se(fit: DecayFit) -> float:
     """Standard error of a fit's ξ: its interval is that of the decay rate ``1/ξ``, symmetric (delta method)."""
-    lo, hi = fit["xi_ci"]
+    lo, hi = fit.xi_ci
     rate_se = (1.0 / lo - (1.0 / hi if math.isfinite(hi) else 0.0)) / (2 * Z95)
-    return fit["xi"] ** 2 * rate_se
+    return fit.xi ** 2 * rate_se
 
 
 def decide_mid_range(xis: Arrays, text_xi: float, text_se: float,
@@ -57,19 +56,17 @@ def _noninferiority_power(relative_se: float) -> float:
     return float(stats.norm.cdf(EQUIVALENCE_MARGIN / relative_se - _noninferiority_z()))
 
 
-def _mid_range(r: dict[str, Any]) -> Claim:
-    pts = r["text_points"]
+def _mid_range(r: Results) -> Claim:
+    pts = r.text_points
     names = [f"transformer {w}×1" for w, d in _shapes(pts, "transformer") if d == 1]
     lstms = [f"lstm {w}×1" for w, d in _shapes(pts, "lstm") if d == 1]
-    text, whole = r.get("corpus_small_fit"), r.get("corpus_fit")
-    if text is None or whole is None:  # a recording of the binary part alone
-        names = []
-    text_se = _xi_se(text) if text is not None else math.nan
+    text, whole = r.corpus_small_fit, r.corpus_fit
+    text_se = _xi_se(text)
     xis = {name: _xis(_text_model(r, name)) for name in names}
     short = {name: _short_context(r, name) for name in names}
     models = [_text_model(r, name) for name in names]
     n = _model_n(models)
-    floor = bool(r.get("samples_floor_dominated"))
+    floor = r.samples_floor_dominated
     rule = ("every single-layer character Transformer (Fig. 10a's width panel): the mean ξ of its seeds' samples "
             f"(fits on the lags with I(τ) > {TEXT_FIT_THRESHOLD:g}, τ ≲ 50) relative to a same-size sample of the "
             "training text's (its regression standard error included), 90% interval; lower bound above "
@@ -79,17 +76,14 @@ def _mid_range(r: dict[str, Any]) -> Claim:
             "converged")
     rel: list[tuple[float, list[float]]] = []
     parts: dict[str, str] = {}
-    if text is None or whole is None:
-        verdict, needs = "inconclusive", ["the text part's measurements (the training text's fits: this "
-                                          "recording has none)"]
-    elif not names:
+    if not names:
         verdict, needs = "inconclusive", ["single-layer character Transformers"]
     elif floor:
         verdict, needs = "inconclusive", [f"samples long enough that the same-size text sample's I(τ) falls below "
                                           f"{TEXT_FIT_THRESHOLD:g} within the recorded lags (here its fit takes "
                                           "every lag: the estimator's floor at this size)"]
     else:
-        raw, rel = decide_mid_range(list(xis.values()), text["xi"], text_se, [bool(v) for v in short.values()])
+        raw, rel = decide_mid_range(list(xis.values()), text.xi, text_se, [bool(v) for v in short.values()])
         parts = {m: decide(ci, -EQUIVALENCE_MARGIN) for m, (_, ci) in zip(names, rel)}
         verdict, needs = _hold(r, raw, models)
     if verdict == "inconclusive" and parts:
@@ -97,17 +91,17 @@ def _mid_range(r: dict[str, Any]) -> Claim:
         if failing:
             needs.append(_context_cost(r, failing))
         limit = EQUIVALENCE_MARGIN / _noninferiority_z()
-        if text_se / text["xi"] >= limit:
+        if text_se / text.xi >= limit:
             # no number of seeds brings the interval past the margin while the reference is this loose
             needs.append(f"the text's same-size ξ with a relative standard error below {limit:.1%} (here "
-                         f"{text_se / text['xi']:.0%}, the regression interval of one sample): a fit over more "
+                         f"{text_se / text.xi:.0%}, the regression interval of one sample): a fit over more "
                          "same-size samples of the text")
         else:
-            needs += [f"{m}: " + _seeds_for(np.log(xis[m] / text["xi"]), threshold=math.log1p(-EQUIVALENCE_MARGIN),
+            needs += [f"{m}: " + _seeds_for(np.log(xis[m] / text.xi), threshold=math.log1p(-EQUIVALENCE_MARGIN),
                                             level=EQUIVALENCE_LEVEL, seed_s=_text_seconds(r, [m]))
                       for m in names if not short[m] and parts[m] == "inconclusive"]
     cvs = [_sd(v) / v.mean() for v in xis.values() if v.size and v.mean() > 0]
-    power = (math.prod(_noninferiority_power(math.sqrt(cv**2 / n + (text_se / text["xi"]) ** 2)) for cv in cvs)
+    power = (math.prod(_noninferiority_power(math.sqrt(cv**2 / n + (text_se / text.xi) ** 2)) for cv in cvs)
              if names and n >= 2 else math.nan)
     design = Design(
         h1=f"every single-layer character Transformer's ξ (τ ≲ 50) reaches the text's at the samples' size: not "
@@ -129,11 +123,10 @@ def _mid_range(r: dict[str, Any]) -> Claim:
     # models not compared (the samples at the floor) and the LSTMs Shen sets them against
     detail += [f"{m}: ξ per seed {'/'.join(f'{v:.2f}' for v in _xis(_text_model(r, m)))}"
                for m in names[len(rel):] + lstms]
-    if text is not None and whole is not None:
-        detail.append(f"training text at the samples' size ξ = {text['xi']:.1f} [{text['xi_ci'][0]:.1f}, "
-                      f"{text['xi_ci'][1]:.1f}] on {text['n_fit_points']} lags; the whole training text's "
-                      f"{whole['xi']:.1f} [{whole['xi_ci'][0]:.1f}, {whole['xi_ci'][1]:.1f}] on "
-                      f"{whole['n_fit_points']}")
+    detail.append(f"training text at the samples' size ξ = {text.xi:.1f} [{text.xi_ci[0]:.1f}, "
+                  f"{text.xi_ci[1]:.1f}] on {text.n_fit_points} lags; the whole training text's "
+                  f"{whole.xi:.1f} [{whole.xi_ci[0]:.1f}, {whole.xi_ci[1]:.1f}] on "
+                  f"{whole.n_fit_points}")
     return Claim("shen2019.fig10a.char-transformer-mid-range", "Shen 2019 App. E.2.2, Fig. 10a",
                  "Different from character-level LSTMs, character-level Transformers capture the mid-range "
                  "interactions well: their correlation length fitted on τ ≲ 50 reaches the training text's",
@@ -149,7 +142,7 @@ def _noninferiority_z() -> float:
     return float(stats.norm.ppf(EQUIVALENCE_LEVEL + (1 - EQUIVALENCE_LEVEL) / 2))
 
 
-def _tail_forms(p: dict[str, Any]) -> np.ndarray:
+def _tail_forms(p: Model) -> np.ndarray:
     """Per seed, ``ln(RSS_pow/RSS_exp)`` over ``τ = TAIL_START``–``PAPER_TAIL_LAG`` of its samples' MI.
 
     Power law and exponential each with the estimator's floor profiled as an offset
@@ -159,7 +152,7 @@ def _tail_forms(p: dict[str, Any]) -> np.ndarray:
     out = []
     for s in _seeds(p):
         try:
-            out.append(-2.0 * decay_form(np.asarray(s["mi"], dtype=float)[:PAPER_TAIL_LAG], TAIL_START).llr)
+            out.append(-2.0 * decay_form(np.asarray(s.mi, dtype=float)[:PAPER_TAIL_LAG], TAIL_START).llr)
         except ValueError:  # fewer than 2 * DECAY_BLOCKS positive lags past TAIL_START
             out.append(math.nan)
     return np.array(out, dtype=float)
@@ -198,17 +191,17 @@ def _compute_time(seconds: float, device: str) -> str:
     return _duration(seconds)
 
 
-def _far_levels(r: dict[str, Any]) -> tuple[float, float]:
+def _far_levels(r: Results) -> tuple[float, float]:
     """Mean I over ``τ ≥ TAIL_START`` of the same-size text sample (the samples' floor) and of the whole training
     text; NaN where the run stops short of ``TAIL_START``."""
-    small, whole = (np.asarray(r.get(k, []), dtype=float)[TAIL_START - 1:] for k in ("corpus_small_mi", "corpus_mi"))
+    small, whole = (np.asarray(mi, dtype=float)[TAIL_START - 1:] for mi in (r.corpus_small_mi, r.corpus_mi))
     return (float(small.mean()), float(whole.mean())) if small.size and whole.size else (math.nan, math.nan)
 
 
-def _tail_needs(r: dict[str, Any]) -> str:
+def _tail_needs(r: Results) -> str:
     """What would decide Sec. 5.2's tail, with the characters it takes and its cost at the recorded throughput."""
-    s, pts = r["settings"], r["text_points"]
-    n_now, max_lag = int(s["text_generate"]), int(s["text_max_lag"])
+    s, pts = r.settings, r.text_points
+    n_now, max_lag = int(s.text_generate), int(s.text_max_lag)
     floor_now, level = _far_levels(r)
     # the estimator's floor falls as 1/N: the size at which it is a tenth of the text's own far-lag MI
     n_floor = math.ceil(n_now * floor_now * FLOOR_FRACTION / level) if floor_now > 0 and level > 0 else 0
@@ -226,34 +219,34 @@ def _tail_needs(r: dict[str, Any]) -> str:
     if not tfs:
         return out + "; its cost unknown (no character Transformer's throughput recorded)"
     # the recorded model nearest the paper's: the most parameters
-    name = max(tfs, key=lambda m: _text_model(r, m)["params"])
+    name = max(tfs, key=lambda m: _text_model(r, m).params)
     p = _text_model(r, name)
     width, depth = (int(v) for v in name.split(" ")[1].split("×"))
     ctx = _context(r, name)
-    vocab = _vocab(p["params"], width, depth)
-    work_now = 6 * p["params"] + 12 * depth * width * ctx
-    epochs = float(np.mean([x["epochs"] for x in _seeds(p)]))
-    chars = float(s["text_train_chars"] or r.get("train_split_chars", math.nan))
-    sampling = n_now / float(np.mean([x["sample_s"] for x in _seeds(p)]))
+    vocab = _vocab(p.params, width, depth)
+    work_now = 6 * p.params + 12 * depth * width * ctx
+    epochs = float(np.mean([x.epochs for x in _seeds(p)]))
+    chars = float(s.text_train_chars or r.train_split_chars)
+    sampling = n_now / float(np.mean([x.sample_s for x in _seeds(p)]))
     parts, total = [], 0.0
     for d in PAPER_TAIL_DEPTHS:
         params = _params(PAPER_TEXT_DEPTH_WIDTH, d, vocab)
         factor = (6 * params + 12 * d * PAPER_TEXT_DEPTH_WIDTH * PAPER_CHAR_CONTEXT) / work_now
-        total += MIN_SEEDS * factor * (epochs * chars / p["tokens_per_s"] + n_chars / sampling)
+        total += MIN_SEEDS * factor * (epochs * chars / p.tokens_per_s + n_chars / sampling)
         parts.append(f"×{factor:.1f} for {d} layers ({params:,.0f} parameters)")
-    device = p.get("device", "an unrecorded device")
+    device = p.device
     return (out + f"; cost {_compute_time(total, device)}: {MIN_SEEDS} seeds × (training, {epochs:.0f} "
-            f"epochs × {chars:,.0f} characters at the {p['tokens_per_s']:,.0f} tokens/s recorded for {name} "
-            f"({p['params']:,} parameters, context {ctx}; {device}), plus sampling {n_chars:,} characters at "
+            f"epochs × {chars:,.0f} characters at the {p.tokens_per_s:,.0f} tokens/s recorded for {name} "
+            f"({p.params:,} parameters, context {ctx}; {device}), plus sampling {n_chars:,} characters at "
             f"its recorded {sampling:,.0f} characters/s), each scaled by the work per token, 6·parameters + "
             "12·depth·width·context: " + ", ".join(parts))
 
 
-def _deep_tail(r: dict[str, Any]) -> Claim:
-    pts, s = r["text_points"], r["settings"]
+def _deep_tail(r: Results) -> Claim:
+    pts, s = r.text_points, r.settings
     shapes = _shapes(pts, "transformer")
     names = [f"transformer {w}×{d}" for w, d in shapes if d >= min(PAPER_TAIL_DEPTHS)]
-    max_lag, lags = int(s["text_max_lag"]), f"τ = {TAIL_START}–{min(int(s['text_max_lag']), PAPER_TAIL_LAG)}"
+    max_lag, lags = int(s.text_max_lag), f"τ = {TAIL_START}–{min(int(s.text_max_lag), PAPER_TAIL_LAG)}"
     depths = " and ".join(map(str, PAPER_TAIL_DEPTHS))
     missing = [] if names else [f"character Transformers of {depths} layers (this run's deepest: "
                                 f"{max((d for _, d in shapes), default=0)})"]
@@ -264,7 +257,7 @@ def _deep_tail(r: dict[str, Any]) -> Claim:
     verdict, needs = decide_tail(list(forms.values()), not missing), []
     if models:
         verdict, needs = _hold(r, verdict, models)
-    n = _model_n(models) or int(s.get("seeds", 0))
+    n = _model_n(models) or s.seeds
     if verdict == "inconclusive" and missing:
         needs.append(_tail_needs(r))
     elif verdict == "inconclusive":

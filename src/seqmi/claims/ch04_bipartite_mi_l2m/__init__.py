@@ -23,7 +23,7 @@ An interval that admits both outcomes leaves the claim inconclusive, and its sca
 what would decide it (:func:`~seqmi.claims.would_decide`).
 
 Its parts live in private modules, and every public name is imported from here: the
-thresholds, the calibrations' effects and the readings of the results dict that the groups
+thresholds, the calibrations' effects and the readings of the results record that the groups
 share (``_common``), the decision functions (``_decisions``), the exact Gaussian claims
 (``_gaussian``), the trained models' claims of Fig. 4, the bound and Fig. 5
 (``_trained``), the text's claims (``_text``), the calibrations (``_calibrations``) and

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -23,6 +22,7 @@ from seqmi.claims.ch04_bipartite_mi_l2m._decisions import (_amplitude, _decide_c
                                                            _decide_excess_growth, _decide_exponent_gaps, _decide_fig5,
                                                            _decide_flat, _decide_growths, _decide_length_growth,
                                                            _rel_sd, _usable)
+from seqmi.results.ch04_bipartite_mi_l2m import Results
 from seqmi.stats import decay_form, log_slope
 
 
@@ -133,21 +133,21 @@ def _seed_values(mean: float, rel_sd: float, n: int, rng: np.random.Generator) -
     return np.abs(mean * (1.0 + rel_sd * rng.standard_normal(n)))
 
 
-def _fig4_calibrations(r: dict[str, Any]) -> list[Calibration]:
-    s = r["l2m_settings"]
+def _fig4_calibrations(r: Results) -> list[Calibration]:
+    s = r.l2m_settings
     a = _fig4_arrays(r)
-    L_max, L_min = max(s["l2m_lengths"]), min(s["l2m_lengths"])
+    L_max, L_min = max(s.l2m_lengths), min(s.l2m_lengths)
     n_tf, n_ssm = a["tf_ratio"].size, a["ssm_ratio"].size
     sds = [float(a[k].std(ddof=1)) for k in ("tf_ratio", "ssm_ratio") if a[k].size > 1]
     sd = math.sqrt(float(np.mean(np.square(sds)))) if sds and max(sds) > 0 else 0.01
-    flat = s["flat_ratio"]
+    flat = s.flat_ratio
 
     def flat_verdict(hypothesis: str, rng: np.random.Generator) -> str:
         ssm = 1.0 if hypothesis == "h0" else H1_SSM_LATE_EARLY
         return _decide_flat(1.0 + sd * rng.standard_normal(n_tf), ssm + sd * rng.standard_normal(n_ssm), flat)[0]
 
-    free = r.get("l2m_context_free_kl")
-    q = (free[str(L_max)]["mean"] / free[str(L_min)]["mean"] if free else a["tf_hi"].mean() / a["tf_lo"].mean())
+    free = r.l2m_context_free_kl
+    q = (free[str(L_max)].mean / free[str(L_min)].mean if free else a["tf_hi"].mean() / a["tf_lo"].mean())
     rel = _rel_sd(a["tf_hi"], a["tf_lo"], a["ssm_hi"], a["ssm_lo"])
     sizes = [a[k].size for k in ("ssm_hi", "ssm_lo", "tf_hi", "tf_lo")]
     tf_lo, ssm_lo = float(a["tf_lo"].mean()), float(a["ssm_lo"].mean())
@@ -187,7 +187,7 @@ def _fig4_calibrations(r: dict[str, Any]) -> list[Calibration]:
     ]
 
 
-def _excess_calibration(r: dict[str, Any]) -> Calibration | None:
+def _excess_calibration(r: Results) -> Calibration | None:
     _, top, L_min, pairs = _excess_pairs(r)
     if not pairs:
         return None
@@ -213,38 +213,38 @@ def _excess_calibration(r: dict[str, Any]) -> Calibration | None:
                        f"a growth exponent {H1_EXCESS_EXPONENT} above the Transformer's", verdict)
 
 
-def _fig5_calibration(r: dict[str, Any]) -> Calibration:
-    f = r["figure5"]
-    se, models = f["gap_change_se"], f.get("n_seeds", 1)
+def _fig5_calibration(r: Results) -> Calibration:
+    f = r.figure5
+    se, models = f.gap_change_se, 1 if f.n_seeds is None else f.n_seeds
 
     def verdict(hypothesis: str, rng: np.random.Generator) -> str:
         change = (0.0 if hypothesis == "h0" else H1_GAP_CHANGE) + se * rng.standard_normal()
         return _decide_fig5(change, se, models)[0]
 
     return Calibration("chen2025.fig5.transformer-advantage-grows",
-                       f"the mean change over {f['n_docs']} chapters with the recorded standard error {se:.4f} nats, "
+                       f"the mean change over {f.n_docs} chapters with the recorded standard error {se:.4f} nats, "
                        f"{models} model(s) per architecture (as recorded)", "no change with position",
                        f"a change of {H1_GAP_CHANGE} nats", verdict)
 
 
-def calibrations(results: dict[str, Any]) -> list[Calibration]:
+def calibrations(results: Results) -> list[Calibration]:
     """One :class:`~seqmi.claims.calibration.Calibration` per statistical claim that
     :func:`rules` decides on ``results``, at the recorded scale."""
     r = results
     out: list[Calibration | None] = []
-    if "l2m_runs" in r:
+    if r.l2m_runs is not None:
         out += _fig4_calibrations(r)
-    if "bound_runs" in r:
+    if r.bound_runs is not None:
         out.append(_excess_calibration(r))
-    if "text_two_point" in r:
-        tp = r["text_two_point"]
-        out.append(_decay_calibration("chen2025.fig2ef.text-two-point-power-law", tp["mi"], tp["min_lag"],
-                                      f"the KJV curve ({tp['chars']:,} characters)"))
-    if "generated_two_point" in r and _generated_curve(r) is not None:
+    if r.text_two_point is not None:
+        tp = r.text_two_point
+        out.append(_decay_calibration("chen2025.fig2ef.text-two-point-power-law", tp.mi, tp.min_lag,
+                                      f"the KJV curve ({tp.chars:,} characters)"))
+    if r.generated_two_point is not None and _generated_curve(r) is not None:
         name, g = _generated_curve(r)
-        out.append(_decay_calibration("shen2019.fig3d.generated-text-power-law", g["mi"], g["min_lag"],
+        out.append(_decay_calibration("shen2019.fig3d.generated-text-power-law", g.mi, g.min_lag,
                                       f"the {name} curve"))
-    if "text_bipartite" in r:
+    if r.text_bipartite is not None:
         for m, slug in _text_models(r):
             eq = _equal_split_curves(r, m)
             if None not in eq.values():
@@ -262,6 +262,6 @@ def calibrations(results: dict[str, Any]) -> list[Calibration]:
         if pairs:
             out.append(_gap_calibration("chen2025.appA2.lzma-overestimates", pairs, H1_LZMA_GAP,
                                         "lzma against every model's direct estimate"))
-    if "figure5" in r:
+    if r.figure5 is not None:
         out.append(_fig5_calibration(r))
     return [c for c in out if c is not None]

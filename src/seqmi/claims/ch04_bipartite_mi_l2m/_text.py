@@ -7,17 +7,17 @@ its two-point MI, the KJV's and a pretrained model's samples'.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
-from seqmi.claims import Claim, Design, combine, decide, illustration, profile_of, would_decide
+from seqmi.claims import Claim, Design, combine, decide, illustration, would_decide
 from seqmi.claims.ch04_bipartite_mi_l2m._common import (H1_BETA, H1_EXPONENT_GAP, H1_LZMA_GAP, Curve, _curve, _docs,
                                                         _equal_split_curves, _generated_curve, _lzma_pairs,
                                                         _text_models, _unequal_split_curves)
 from seqmi.claims.ch04_bipartite_mi_l2m._decisions import (_amplitude, _decide_decay, _decide_exponent_gaps,
                                                            _decide_growth, _decide_growths, _usable)
 from seqmi.data.text import KJV_CHAPTERS
+from seqmi.results.ch04_bipartite_mi_l2m import Results
 from seqmi.stats import GROWTH_GRID, Z95, DecayForm, growth_power, growth_profile, log_slope, needed_for_interval
 
 TEXT = "KJV Bible chapters instead of PG19"
@@ -131,15 +131,15 @@ GROWTH_TEST = ("profile likelihood of β in I(L) = a (L^β − 1)/β + c (β = 0
                "by Birge's χ²/(n − 3) where the curve scatters more; 95% interval inside (0, 1)")
 
 
-def _text_claims(r: dict[str, Any]) -> list[Claim]:
+def _text_claims(r: Results) -> list[Claim]:
     out = []
     models = _text_models(r)
     for m, slug in models:
         sub = f"{TEXT}; " + (CHAR if slug == "char" else SMOL)
         curves = _equal_split_curves(r, m)
         n_docs = _docs(r, m)
-        lengths = r["text_bipartite"][f"{m}/direct"]["lengths"]
-        scale = f"{profile_of(r)}: L = {lengths[0]}..{lengths[-1]} tokens, {n_docs} held-out chapters"
+        lengths = r.text_bipartite[f"{m}/direct"].lengths
+        scale = f"{r.profile}: L = {lengths[0]}..{lengths[-1]} tokens, {n_docs} held-out chapters"
         verdict = _decide_growths([c for c in curves.values() if c is not None]) \
             if None not in curves.values() else "inconclusive"
         verdict, weaker = _weaker_model(verdict, "")
@@ -185,11 +185,11 @@ def _text_claims(r: dict[str, Any]) -> list[Claim]:
                           unit=f"held-out chapters ({n_docs})",
                           power=f"{n_docs} chapters: see the calibration (a gap of {H1_EXPONENT_GAP}, recorded "
                                 "errors)")))
-        rel = r["two_gram_relative_change"][m]
+        rel = r.two_gram_relative_change[m]
         out.append(Claim(f"chen2025.appA3.two-gram-correction.{slug}", "Chen et al. 2025 App. A.III, Fig. A.1",
                          f"The 2-gram correction mostly matters at small L (q = {m})", "illustration", rel[0], None,
-                         "illustration: the correction changes the entropies of the two tokens at the cut, so its share "
-                         "of I_bp shrinks with L by construction; it shows the estimator, not the paper's data",
+                         "illustration: the correction changes the entropies of the two tokens at the cut, so its "
+                         "share of I_bp shrinks with L by construction; it shows the estimator, not the paper's data",
                          illustration(rel[0] > rel[-1]), sub, scale,
                          f"relative change {rel[0]:.2f} at L = {lengths[0]}, {rel[-1]:.2f} at L = {lengths[-1]}"))
     for m, slug in models:
@@ -198,7 +198,7 @@ def _text_claims(r: dict[str, Any]) -> list[Claim]:
         verdict = _decide_growths([c for c in curves.values() if c is not None]) \
             if curves and None not in curves.values() else "inconclusive"
         verdict, weaker = _weaker_model(verdict, "")
-        scale = f"{profile_of(r)}: {n_docs} held-out chapters"
+        scale = f"{r.profile}: {n_docs} held-out chapters"
         out.append(Claim(
             f"chen2025.appA5.text-unequal-splits.{slug}", "Chen et al. 2025 App. A.V",
             f"Bipartite MI of text grows as L^beta, 0 < beta < 1, at unequal splits too (q = {m})",
@@ -219,10 +219,10 @@ def _text_claims(r: dict[str, Any]) -> list[Claim]:
         verdict = combine([verdict, "inconclusive"])
     gap_by = dict(zip(usable, gaps))
     decisive = min((g for g in gaps if g is not None), key=lambda g: g[1][0], default=None)
-    lz_curve = _curve(r["text_bipartite"].get("lzma/compression"))
+    lz_curve = _curve(r.text_bipartite.get("lzma/compression"))
     lz_len = [] if lz_curve is None else lz_curve[0]
-    sc = (f"{profile_of(r)}: lzma on L = {lz_len[0]:.0f}..{lz_len[-1]:.0f} characters" if len(lz_len) else
-          f"{profile_of(r)}: no lzma curve")
+    sc = (f"{r.profile}: lzma on L = {lz_len[0]:.0f}..{lz_len[-1]:.0f} characters" if len(lz_len) else
+          f"{r.profile}: no lzma curve")
     if verdict == "inconclusive":
         need = [needed_for_interval(_docs(r, m), (g[1][1] - g[1][0]) / 2, g[0]) for m, g in gap_by.items()
                 if g is not None and decide(g[1], 0.0) == "inconclusive"]
@@ -260,15 +260,15 @@ def _decay_str(form: DecayForm | None) -> str:
             f"α = {form.alpha:.3f}, C = {form.offset:.1e}; exponential ξ = {form.xi:.1f}, C = {form.offset_exp:.1e}")
 
 
-def _two_point_claim(r: dict[str, Any]) -> Claim:
-    tp = r["text_two_point"]
-    lags = np.asarray(tp["lags"], dtype=float)
-    verdict, form = _decide_decay(tp["mi"], tp["min_lag"])
-    scale = f"{profile_of(r)}: {tp['chars']:,} KJV characters, d = {tp['min_lag']}..{int(lags.max())}"
-    alpha_ci = tp.get("alpha_jack_ci", tp["alpha_ci"])
-    detail = (_decay_str(form) + f"; L2M's fit α = {tp['alpha']:.3f} [{alpha_ci[0]:.3f}, {alpha_ci[1]:.3f}]"
-              + (" (jackknife over blocks of the text)" if "alpha_jack_ci" in tp else " (given C)")
-              + f", r² = {tp['r2']:.3f}")
+def _two_point_claim(r: Results) -> Claim:
+    tp = r.text_two_point
+    lags = np.asarray(tp.lags, dtype=float)
+    verdict, form = _decide_decay(tp.mi, tp.min_lag)
+    scale = f"{r.profile}: {tp.chars:,} KJV characters, d = {tp.min_lag}..{int(lags.max())}"
+    alpha_ci = tp.alpha_ci if tp.alpha_jack_ci is None else tp.alpha_jack_ci
+    detail = (_decay_str(form) + f"; L2M's fit α = {tp.alpha:.3f} [{alpha_ci[0]:.3f}, {alpha_ci[1]:.3f}]"
+              + (" (jackknife over blocks of the text)" if tp.alpha_jack_ci is not None else " (given C)")
+              + f", r² = {tp.r2:.3f}")
     if verdict == "inconclusive":
         scale += "; " + would_decide("more text (the estimator's noise and bias fall as 1/N), or the curve's "
                                      "jackknife over blocks of the text recorded, so that the interval runs over "
@@ -278,7 +278,7 @@ def _two_point_claim(r: dict[str, Any]) -> Claim:
                  None if form is None else form.llr, None if form is None else form.ci,
                  "the offset power law fits the curve better than the offset exponential: the 95% interval of the "
                  "mean log-likelihood ratio per distance above 0 (below 0: not reproduced), with α > 0",
-                 verdict, TWO_POINT, scale, detail, design=_decay_design(f"the text ({tp['chars']:,} characters)"))
+                 verdict, TWO_POINT, scale, detail, design=_decay_design(f"the text ({tp.chars:,} characters)"))
 
 
 def _decay_design(unit: str) -> Design:
@@ -294,22 +294,22 @@ GENERATED_STATEMENT = ("Text generated by a pretrained LM (GPT-2 in the paper) k
                        "decay of its two-point MI")
 
 
-def _generated_claim(r: dict[str, Any]) -> Claim:
+def _generated_claim(r: Results) -> Claim:
     """Shen 2019 Fig. 3(d), Sec. 5.2: what a pretrained LM writes keeps a long-range algebraic decay."""
-    gen, kjv = r["generated_two_point"], r["text_two_point"]
-    scale = f"{profile_of(r)}: {r['sample_chars']:,} generated characters per temperature"
+    gen, kjv = r.generated_two_point, r.text_two_point
+    scale = f"{r.profile}: {r.sample_chars:,} generated characters per temperature"
     picked = _generated_curve(r)
-    others = "; ".join(f"{name}: {_decide_decay(g['mi'], g['min_lag'])[0]}, α = {g['alpha']:.3f}"
+    others = "; ".join(f"{name}: {_decide_decay(g.mi, g.min_lag)[0]}, α = {g.alpha:.3f}"
                        for name, g in gen.items() if picked is None or name != picked[0])
-    detail = f"{others}; KJV: α = {kjv['alpha']:.3f}"
-    design = _decay_design(f"the generated text ({r['sample_chars']:,} characters)")
+    detail = f"{others}; KJV: α = {kjv.alpha:.3f}"
+    design = _decay_design(f"the generated text ({r.sample_chars:,} characters)")
     if picked is None:
         return Claim("shen2019.fig3d.generated-text-power-law", "Shen 2019 Fig. 3(d), Sec. 5.2",
                      GENERATED_STATEMENT, "statistical", None, None, "needs the pretrained model's samples",
                      "inconclusive", SMOL, scale + "; " + would_decide("the pretrained model's samples "
                                                                        "(smol_docs > 0)"), detail, design=design)
     name, g = picked
-    verdict, form = _decide_decay(g["mi"], g["min_lag"])
+    verdict, form = _decide_decay(g.mi, g.min_lag)
     if verdict == "inconclusive":
         scale += "; " + would_decide("more generated characters (the estimator's floor falls as 1/N; the reference "
                                      "and full profiles draw 1,000,000 per temperature)")

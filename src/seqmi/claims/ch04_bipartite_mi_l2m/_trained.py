@@ -7,11 +7,10 @@ Fig. 5 (the gap on text with position).
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
-from seqmi.claims import MIN_SEEDS, Claim, Design, decide, illustration, profile_of, would_decide
+from seqmi.claims import MIN_SEEDS, Claim, Design, decide, illustration, would_decide
 from seqmi.claims.ch04_bipartite_mi_l2m._common import (CLEAR_COLLAPSE, COLLAPSE_RHO, COLLAPSE_SE_FACTOR,
                                                         H1_COLLAPSE_POWER, H1_EXCESS_EXPONENT, H1_GAP_CHANGE,
                                                         H1_LENGTH_FACTOR, H1_SSM_LATE_EARLY, MIN_COLLAPSE_RUNS,
@@ -21,6 +20,7 @@ from seqmi.claims.ch04_bipartite_mi_l2m._decisions import (_decide_collapse, _de
                                                            _rel_sd, _seeds_for_power)
 from seqmi.data.text import KJV_CHAPTERS
 from seqmi.experiments.ch04_records import ZERO_BOUND, bound_groups
+from seqmi.results.ch04_bipartite_mi_l2m import BoundRun, L2MSettings, Results
 from seqmi.stats import (Z95, log_ratio_ci, mean_ci, needed_for_interval, needed_samples, spearman_pairs_needed,
                          standard_error, t_power)
 
@@ -40,7 +40,7 @@ FIG5 = ("KJV instead of PG19; character models of equal size, trained here, inst
 FIG5_CONTEXT = 4096  # L2M Fig. 5: 4,096-token contexts of PG19
 
 
-def _untrained(r: dict[str, Any], models: list[str]) -> str:
+def _untrained(r: Results, models: list[str]) -> str:
     """Why the Fig. 4 comparison cannot be made ("" when every one of ``models``, keys of
     ``l2m_runs`` such as ``"mamba/d=16/L=1024"``, is trained).
 
@@ -48,10 +48,10 @@ def _untrained(r: dict[str, Any], models: list[str]) -> str:
     context-free KL at its length; results without that baseline (recorded before it was
     saved) are taken as they are.
     """
-    free = r.get("l2m_context_free_kl")
+    free = r.l2m_context_free_kl
     if free is None:
         return ""
-    ratios = {key.replace("/", " "): r["l2m_runs"][key]["average_kl"] / free[key.rsplit("=", 1)[1]]["mean"]
+    ratios = {key.replace("/", " "): r.l2m_runs[key].average_kl / free[key.rsplit("=", 1)[1]].mean
               for key in models}
     if all(v <= LEARNED_FRACTION for v in ratios.values()):
         return ""
@@ -66,27 +66,27 @@ def _seeds_needed(n: int, tests: list[tuple[float, float]]) -> int:
     return max(needed_samples(n, se, abs(effect)) for se, effect in tests)
 
 
-def _fig4_training(s: dict[str, Any]) -> str:
+def _fig4_training(s: L2MSettings) -> str:
     """What would train the Fig. 4 models: the paper's steps, against this run's."""
     return (f"training until every model's average KL is at most {LEARNED_FRACTION} of the context-free KL: "
-            f"L2M trains {PAPER_STEPS:,} steps per model (this run: {s['train_steps']:,}), on a GPU, with "
+            f"L2M trains {PAPER_STEPS:,} steps per model (this run: {s.train_steps:,}), on a GPU, with "
             f"≥ {MIN_SEEDS} seeds per model")
 
 
-def _fig4_claims(r: dict[str, Any]) -> list[Claim]:
-    s = r["l2m_settings"]
-    L_max, L_min = max(s["l2m_lengths"]), min(s["l2m_lengths"])
-    w_small, w_large = min(s["model_widths"]), max(s["model_widths"])
-    runs = r["l2m_runs"]
+def _fig4_claims(r: Results) -> list[Claim]:
+    s = r.l2m_settings
+    L_max, L_min = max(s.l2m_lengths), min(s.l2m_lengths)
+    w_small, w_large = min(s.model_widths), max(s.model_widths)
+    runs = r.l2m_runs
     a = _fig4_arrays(r)
     n_seeds = min(a[k].size for k in ("tf_ratio", "ssm_ratio", "tf_hi", "tf_lo", "ssm_hi", "ssm_lo"))
-    scale = (f"{profile_of(r)}: {s['train_steps']} steps of batch {s['batch']}, widths {s['model_widths']}, "
-             f"L = {s['l2m_lengths']}, token dim {s['token_dim']}, {n_seeds} seed(s) per model")
-    sub = (f"GPT-2 and Mamba (mambapy) of widths {s['model_widths']}, {s['model_layers']} layer(s), "
-           f"instead of GPT-2 (124M-774M) and Mamba (50M-1.4B); L = {s['l2m_lengths']}; "
-           f"{s['train_steps']} steps of batch {s['batch']} instead of 500,000 at 5e-5; {MAMBA_NORM}")
+    scale = (f"{r.profile}: {s.train_steps} steps of batch {s.batch}, widths {s.model_widths}, "
+             f"L = {s.l2m_lengths}, token dim {s.token_dim}, {n_seeds} seed(s) per model")
+    sub = (f"GPT-2 and Mamba (mambapy) of widths {s.model_widths}, {s.model_layers} layer(s), "
+           f"instead of GPT-2 (124M-774M) and Mamba (50M-1.4B); L = {s.l2m_lengths}; "
+           f"{s.train_steps} steps of batch {s.batch} instead of 500,000 at 5e-5; {MAMBA_NORM}")
     unit = f"independently trained models (seeds): {n_seeds} per model"
-    flat = s["flat_ratio"]
+    flat = s.flat_ratio
     flat_v, tf_flat, flat_gap = _decide_flat(a["tf_ratio"], a["ssm_ratio"], flat)
     growth_v, ssm_log, ssm_g, growth_gap = _decide_length_growth(a["ssm_hi"], a["ssm_lo"], a["tf_hi"], a["tf_lo"])
     rho_v, rho, rho_ci = _decide_collapse(a["collapse_x"], a["collapse_kl"])
@@ -176,13 +176,13 @@ def _fig4_claims(r: dict[str, Any]) -> list[Claim]:
 BOUND_SOURCE = "Chen et al. 2025 Thm. 5.2, 5.4; Fig. 4"
 
 
-def _linear_bound(rec: dict[str, Any]) -> float:
+def _linear_bound(rec: BoundRun) -> float:
     """The bound that applies to a record: its excess for a linear state, else 0 (a nonlinear
     state of that size has no such bound; its ``bound`` is recorded for comparison only)."""
-    return rec["bound"] if rec["backbone"] == "linear" else 0.0
+    return rec.bound if rec.backbone == "linear" else 0.0
 
 
-def _not_learned(groups: dict[tuple[str, int, int], list[dict[str, Any]]]) -> str:
+def _not_learned(groups: dict[tuple[str, int, int], list[BoundRun]]) -> str:
     """Why the growth comparison cannot be made ("" when every model read its context).
 
     A model counts as trained when, on average over its seeds, it is at most
@@ -193,8 +193,8 @@ def _not_learned(groups: dict[tuple[str, int, int], list[dict[str, Any]]]) -> st
     fractions = {}
     for (b, size, L), recs in groups.items():
         e = np.mean([_linear_bound(rec) for rec in recs])
-        fractions[f"{b} {size} L={L}"] = float((np.mean([rec["sum_kl"] for rec in recs]) - e)
-                                               / (recs[0]["context_free_sum"] - e))
+        fractions[f"{b} {size} L={L}"] = float((np.mean([rec.sum_kl for rec in recs]) - e)
+                                               / (recs[0].context_free_sum - e))
     worst = max(fractions, key=fractions.get)
     if fractions[worst] <= LEARNED_FRACTION:
         return ""
@@ -202,25 +202,25 @@ def _not_learned(groups: dict[tuple[str, int, int], list[dict[str, Any]]]) -> st
             f"{fractions[worst]:.2f} ({worst}), above {LEARNED_FRACTION}; needs longer training")
 
 
-def _bound_claims(r: dict[str, Any]) -> list[Claim]:
-    s = r["bound_settings"]
-    groups = bound_groups(r["bound_runs"])
+def _bound_claims(r: Results) -> list[Claim]:
+    s = r.bound_settings
+    groups = bound_groups(r.bound_runs)
     lengths = sorted({L for _, _, L in groups})
     L_min, L_max = lengths[0], lengths[-1]
-    seeds = sorted({rec["seed"] for rec in r["bound_runs"]})
+    seeds = sorted({rec.seed for rec in r.bound_runs})
     n_seeds = min(len(v) for v in groups.values())
     top_mamba = max((L for b, _, L in groups if b == "mamba"), default=None)
-    sub = (f"a linear diagonal SSM (states d = {s['linear_states']}, head width {s['head_width']}), a Mamba of "
-           f"width {s['mamba_width']} (L up to {top_mamba}) and a Transformer of width {s['transformer_width']} "
-           f"({s['layers']} layer(s)) "
-           f"instead of GPT-2 (124M-774M) and Mamba (50M-1.4B); {s['copies']} stacked copies instead of 64; "
-           f"L = {lengths}; {s['steps']} steps of batch {s['batch']} at lr {s['lr']} instead of 500,000 at 5e-5; "
+    sub = (f"a linear diagonal SSM (states d = {s.linear_states}, head width {s.head_width}), a Mamba of "
+           f"width {s.mamba_width} (L up to {top_mamba}) and a Transformer of width {s.transformer_width} "
+           f"({s.layers} layer(s)) "
+           f"instead of GPT-2 (124M-774M) and Mamba (50M-1.4B); {s.copies} stacked copies instead of 64; "
+           f"L = {lengths}; {s.steps} steps of batch {s.batch} at lr {s.lr} instead of 500,000 at 5e-5; "
            f"{MAMBA_NORM}")
-    scale = f"{profile_of(r)}: seeds {seeds} ({n_seeds} per model), {s['steps']} steps"
+    scale = f"{r.profile}: seeds {seeds} ({n_seeds} per model), {s.steps} steps"
     # (a) no linear-state model beats its exact bound: a theorem, so an illustration of the code
-    margins = {key: np.array([rec["sum_kl"] - rec["bound"] for rec in recs])
-               for key, recs in groups.items() if key[0] == "linear" and recs[0]["bound"] > ZERO_BOUND}
-    ratios = {key: float(np.mean([rec["sum_kl"] / rec["bound"] for rec in groups[key]])) for key in margins}
+    margins = {key: np.array([rec.sum_kl - rec.bound for rec in recs])
+               for key, recs in groups.items() if key[0] == "linear" and recs[0].bound > ZERO_BOUND}
+    ratios = {key: float(np.mean([rec.sum_kl / rec.bound for rec in groups[key]])) for key in margins}
     if margins:
         cis = {key: mean_ci(m) for key, m in margins.items()}
         worst = min(cis, key=lambda k: cis[k][0])
@@ -246,8 +246,8 @@ def _bound_claims(r: dict[str, Any]) -> list[Claim]:
                      f"{m_ci[1] / span:.2f}]{e_slope}, minus the Transformer's {g:.2f} [{g_ci[0]:.2f}, {g_ci[1]:.2f}]")
         used |= {(*m, L_min), (*m, top[m]), (*t, L_min), (*t, top[m])}
     for t in (t for t in models if t[0] == "transformer" and top[t] > L_min):
-        est, t_ci = log_ratio_ci(np.array([x["sum_kl"] for x in groups[(*t, top[t])]]),
-                                 np.array([x["sum_kl"] for x in groups[(*t, L_min)]]))
+        est, t_ci = log_ratio_ci(np.array([x.sum_kl for x in groups[(*t, top[t])]]),
+                                 np.array([x.sum_kl for x in groups[(*t, L_min)]]))
         span = math.log(top[t] / L_min)
         texts.append(f"{t[0]} {t[1]} (L = {L_min}-{top[t]}): {est / span:.2f} [{t_ci[0] / span:.2f}, "
                      f"{t_ci[1] / span:.2f}]")
@@ -257,13 +257,13 @@ def _bound_claims(r: dict[str, Any]) -> list[Claim]:
         b_verdict = "inconclusive"
         b_scale += f"; {untrained}; " + would_decide(
             f"training every model to within {LEARNED_FRACTION} of the way from its bound to the context-free KL "
-            f"(L2M: {PAPER_STEPS:,} steps; this run {s['steps']:,}), with ≥ {MIN_SEEDS} seeds each")
+            f"(L2M: {PAPER_STEPS:,} steps; this run {s.steps:,}), with ≥ {MIN_SEEDS} seeds each")
     elif b_verdict == "inconclusive":
         need = max((needed_for_interval(n_seeds, (c[1] - c[0]) / 2, g) for g, c in gaps), default=n_seeds + 1)
         b_scale += "; " + would_decide(f"≈ {max(need, MIN_SEEDS)} seeds per model")
     first = gaps[0] if gaps else None
     c_text = "; ".join(f"d = {d}, L = {L}: {ratios[b, d, L]:.2f}" for b, d, L in sorted(ratios))
-    head = ratios.get(("linear", min(s["linear_states"]), L_max))
+    head = ratios.get(("linear", min(s.linear_states), L_max))
     excess_power = "no fixed-state model at two lengths"
     if pairs:
         rels = [[_rel_sd(g) for g in p] for _, p in pairs.values()]
@@ -302,23 +302,24 @@ def _bound_claims(r: dict[str, Any]) -> list[Claim]:
         Claim("chen2025.thm5-4.trained-over-bound-ratio", BOUND_SOURCE,
               "How close trained fixed-state models come to what their state allows", "illustration", head, None,
               "illustration: the mean over seeds of the summed KL over the exact bound per (d, L), at "
-              f"{s['steps']} steps; it shows how loose the trained models are, not the theorem",
+              f"{s.steps} steps; it shows how loose the trained models are, not the theorem",
               illustration(True), sub, scale, c_text or "no linear model with a positive bound"),
     ]
 
 
-def _fig5_claim(r: dict[str, Any]) -> Claim:
-    f = r["figure5"]
-    models = f.get("n_seeds", 1)
-    verdict, ci = _decide_fig5(f["gap_change"], f["gap_change_se"], models)
+def _fig5_claim(r: Results) -> Claim:
+    f = r.figure5
+    models = 1 if f.n_seeds is None else f.n_seeds
+    verdict, ci = _decide_fig5(f.gap_change, f.gap_change_se, models)
     by_interval = decide(ci, 0.0, claim_above=True)
-    windows = f.get("n_windows", f["n_docs"])  # one window per chapter in records made before windows were counted
-    T = len(f["tf_position_nll"])
-    scale = (f"{profile_of(r)}: {f['tf_params']:,} vs {f['ssm_params']:,} parameters, {r['settings']['char_steps']} "
-             f"steps, {f['n_docs']} held-out chapters ({windows} windows of {T} characters)")
+    # one window per chapter in records made before windows were counted
+    windows = f.n_docs if f.n_windows is None else f.n_windows
+    T = len(f.tf_position_nll)
+    scale = (f"{r.profile}: {f.tf_params:,} vs {f.ssm_params:,} parameters, {r.settings.char_steps} "
+             f"steps, {f.n_docs} held-out chapters ({windows} windows of {T} characters)")
     wants = []
     if by_interval == "inconclusive":
-        need = needed_for_interval(f["n_docs"], Z95 * f["gap_change_se"], f["gap_change"])
+        need = needed_for_interval(f.n_docs, Z95 * f.gap_change_se, f.gap_change)
         wants.append(f"≈ {need:,} chapters")
         if need > KJV_CHAPTERS:
             wants[-1] += (f", more than the KJV's {KJV_CHAPTERS:,}: at {T} characters the gap moves with position "
@@ -333,22 +334,22 @@ def _fig5_claim(r: dict[str, Any]) -> Claim:
         scale += "; " + would_decide("; ".join(wants))
     return Claim("chen2025.fig5.transformer-advantage-grows", "Chen et al. 2025 Fig. 5",
                  "On text, the Transformer's advantage over an SSM of similar size grows with position", "statistical",
-                 f["gap_change"], ci,
+                 f.gap_change, ci,
                  "change of the NLL gap SSM − Transformer from the second quarter of positions to the last, 95% "
                  f"interval over chapters, above 0; held back with fewer than {MIN_SEEDS} models per architecture",
                  verdict, FIG5, scale,
-                 f"held-out loss Transformer {f['tf_valid_loss'] / math.log(2):.3f}, Mamba "
-                 f"{f['ssm_valid_loss'] / math.log(2):.3f} bits/char; gap in the last quarter {f['gap_late']:.3f} nats; "
-                 f"change {f['gap_change']:+.3f} ± {f['gap_change_se']:.3f}",
+                 f"held-out loss Transformer {f.tf_valid_loss / math.log(2):.3f}, Mamba "
+                 f"{f.ssm_valid_loss / math.log(2):.3f} bits/char; gap in the last quarter {f.gap_late:.3f} nats; "
+                 f"change {f.gap_change:+.3f} ± {f.gap_change_se:.3f}",
                  design=Design(h1="the SSM − Transformer NLL gap grows from early to late positions",
                                h0="the gap does not change with position",
                                test="per-chapter change of the gap (last quarter minus second), normal 95% interval "
                                     "over chapters; held back below 3 trained models per architecture",
-                               unit=f"held-out chapters ({f['n_docs']}) of {models} trained model(s) per "
+                               unit=f"held-out chapters ({f.n_docs}) of {models} trained model(s) per "
                                     "architecture",
                                power=(f"{models} model(s) per architecture: 0 (held back); with ≥ {MIN_SEEDS}, "
                                       if models < MIN_SEEDS else "")
-                               + f"{f['n_docs']} chapters give {_normal_power(H1_GAP_CHANGE, f['gap_change_se']):.2f} "
+                               + f"{f.n_docs} chapters give {_normal_power(H1_GAP_CHANGE, f.gap_change_se):.2f} "
                                  f"against a change of {H1_GAP_CHANGE} nats at the recorded standard error"))
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from seqmi.claims import EQUIVALENCE_MARGIN, MIN_SEEDS
@@ -17,6 +15,7 @@ from seqmi.claims.ch06_attention_gradients._table4 import (DECISIVE_RL_SEEDS, ME
 from seqmi.claims.ch06_attention_gradients._tasks import (CHANCE, LSTM_CHANCE_CEILING, PAPER_LSTM_CHANCE,
                                                           PAPER_LSTM_SOLVED, _decide_lstm_column)
 from seqmi.experiments.ch06_records import FRESH_BATCH, RL_PAIRS, fig3_contrasts, gradient_decays, rl_rewards
+from seqmi.results.ch06_attention_gradients import Fig4Sweep, RelLSTMSweep, Results
 
 
 def _recall_calibration(claim_id: str, symbols: int, scale: str) -> Calibration:
@@ -49,30 +48,30 @@ def _lstm_calibration(lengths: list[int], symbols: int) -> Calibration:
         f"T = {min(PAPER_LSTM_CHANCE)} on", verdict)
 
 
-def _task_calibrations(r: dict[str, Any]) -> list[Calibration]:
-    s, long = r["settings"], r["long_run"]
-    transfer = s["transfer_batch"] * N_RECALL
+def _task_calibrations(r: Results) -> list[Calibration]:
+    s, long = r.settings, r.long_run
+    transfer = s.transfer_batch * N_RECALL
     out = [_recall_calibration("kerg2020.table5.copy-long-transfer", transfer,
-                               f"{transfer:,} held-out symbols at T = {long['length']} "
-                               f"({s['transfer_batch']} sequences, as recorded) of one trained RelRNN")]
-    lengths = sorted(int(t) for t in (r["transfer"].get("lstm") or r["transfer"]["relrnn"]))
+                               f"{transfer:,} held-out symbols at T = {long.length} "
+                               f"({s.transfer_batch} sequences, as recorded) of one trained RelRNN")]
+    lengths = sorted(int(t) for t in (r.transfer.get("lstm") or r.transfer["relrnn"]))
     out.append(_lstm_calibration(lengths, transfer))
-    long_run = r.get("denoise_long")
+    long_run = r.denoise_long
     if long_run is None:
-        symbols = s["eval_batch"] * N_RECALL * s.get("task_replicates", 1)
+        symbols = s.eval_batch * N_RECALL * (1 if s.task_replicates is None else s.task_replicates)
         where = "the grid's RelRNN runs pooled, as recorded"
     else:
-        sequences = long_run["fresh"]["sequences"] if "fresh" in long_run else FRESH_BATCH
+        sequences = long_run.fresh.sequences if long_run.fresh is not None else FRESH_BATCH
         symbols = sequences * N_RECALL
-        where = (f"a fresh batch of {sequences} sequences" + ("" if "fresh" in long_run else
+        where = (f"a fresh batch of {sequences} sequences" + ("" if long_run.fresh is not None else
                                                               ", the one the chapter now records"))
     out.append(_recall_calibration("kerg2020.table5.denoise", symbols, f"{symbols:,} held-out symbols ({where})"))
     return out
 
 
-def _fig3_calibration(r: dict[str, Any]) -> list[Calibration]:
+def _fig3_calibration(r: Results) -> list[Calibration]:
     """:func:`_decide_fig3` on normal contrasts with the recorded spreads, every model past the plateau."""
-    contrasts = fig3_contrasts(gradient_decays(r["gradient_profiles"], _fig3_run(r)["length"]))
+    contrasts = fig3_contrasts(gradient_decays(r.gradient_profiles, _fig3_run(r).length))
     n = len(contrasts["rho3_margin"])
     if n < 2:
         return []  # one seed measures no spread to simulate with
@@ -91,12 +90,12 @@ def _fig3_calibration(r: dict[str, Any]) -> list[Calibration]:
         "decades", f"both contrasts at +{FIG3_EFFECT} decades", verdict)]
 
 
-def _table4_calibrations(r: dict[str, Any]) -> list[Calibration]:
+def _table4_calibrations(r: Results) -> list[Calibration]:
     """:func:`_decide_table4` on normal rewards with the recorded spreads, at the recorded seeds per kind."""
-    mg = r["minigrid"]
+    mg = r.minigrid
     out = []
     for cid, _, where, paired, effect in TABLE4:
-        env = mg["train_env"] if where == "train" else mg["test_envs"][-1]
+        env = mg.train_env if where == "train" else mg.test_envs[-1]
         groups = _table4_groups(mg, env, paired)
         n = min(len(g) for g in groups)
         if n < 2:
@@ -120,7 +119,7 @@ def _table4_calibrations(r: dict[str, Any]) -> list[Calibration]:
     return out
 
 
-def _rl_calibrations(r: dict[str, Any]) -> list[Calibration]:
+def _rl_calibrations(r: Results) -> list[Calibration]:
     """:func:`_decide_rl` on normal rewards: the recorded seeds and spreads, or the decisive design's.
 
     MemLSTM at its recorded mean reward (the paper's where none is recorded); RelLSTM at the
@@ -128,14 +127,14 @@ def _rl_calibrations(r: dict[str, Any]) -> list[Calibration]:
     above, or equal). A recording with fewer than two seeds measures no spread: the rule is
     calibrated at the decisive run's seeds and the assumed spread instead.
     """
-    rl = r.get("rl_transfer")
+    rl = r.rl_transfer
     out = []
     for cid, pair, where, test in RL_ROWS:
         train_env, test_env = RL_PAIRS[pair]
         env = train_env if where == "train" else test_env
         paper = PAPER_RL[pair][where]
-        ran = (rl is not None and pair in rl["pairs"] and {"full", "relevancy"} <= set(rl["kinds"])
-               and rl["replicates"] >= 2)
+        ran = (rl is not None and pair in rl.pairs and {"full", "relevancy"} <= set(rl.kinds)
+               and rl.replicates >= 2)
         if ran:
             rel, base = (rl_rewards(rl, pair, k, env) for k in ("relevancy", "full"))
             # a spread of 0 (every seed alike) would make any interval a point: floor it at 0.01
@@ -175,34 +174,33 @@ def _recall_seeds_calibration(claim_id: str, symbols: int, n: int, scale: str) -
                        f"every seed recalls each symbol with probability {H1_RECALL:.1%}", verdict)
 
 
-def _recall_seeds_calibrations(r: dict[str, Any]) -> list[Calibration]:
+def _recall_seeds_calibrations(r: Results) -> list[Calibration]:
     """The RelLSTM and Fig. 4 rules at the recorded seeds and symbols, or at the decisive design's.
 
     One per rule whose claim :func:`rules` lists: a whole run's, or its section's.
     """
     out = []
-    for cid, key in (("kerg2020.table5.rellstm-transfer", "rellstm_copy"), ("kerg2020.fig4.denoise-long",
-                                                                             "denoise_fig4")):
-        if "settings" not in r and key not in r:
+    for cid, run in (("kerg2020.table5.rellstm-transfer", r.rellstm_copy),
+                     ("kerg2020.fig4.denoise-long", r.denoise_fig4)):
+        if r.settings is None and run is None:
             continue
-        run = r.get(key)
         # the RelLSTM rule reads the seeds that learned Copy where they trained
-        counted = (None if run is None else run["replicates"] if key == "denoise_fig4" else
-                   sum(x["steps_to_99"] is not None for x in run["runs"].values()))
+        counted = (None if run is None else run.replicates if isinstance(run, Fig4Sweep) else
+                   sum(x.steps_to_99 is not None for x in run.runs.values()))
         if run is None or counted < MIN_SEEDS:
             n, symbols = DECISIVE_RECALL_SEEDS, FRESH_BATCH * N_RECALL
             where = f"the decisive design: no recording of {MIN_SEEDS} seeds"
         else:
-            first = run["runs"][str(run["first_seed"])]
+            first = run.runs[str(run.first_seed)]
             n = counted
-            symbols = (run["test_batch"] if key == "rellstm_copy" else first["fresh"]["sequences"]) * N_RECALL
+            symbols = (run.test_batch if isinstance(run, RelLSTMSweep) else first.fresh.sequences) * N_RECALL
             where = "as recorded"
         out.append(_recall_seeds_calibration(cid, symbols, n, f"{n} seeds of {symbols:,} independent held-out "
                                                               f"symbols each ({where})"))
     return out
 
 
-def calibrations(results: dict[str, Any]) -> list[Calibration]:
+def calibrations(results: Results) -> list[Calibration]:
     """The chapter's statistical rules, each run on data made under its h0 and its h1.
 
     One :class:`~seqmi.claims.calibration.Calibration` per statistical claim whose numbers
@@ -212,11 +210,11 @@ def calibrations(results: dict[str, Any]) -> list[Calibration]:
     with one seed (no spread to simulate with), has none; except the transfer, RelLSTM and
     Fig. 4 rows, calibrated at their decisive design where nothing of theirs is recorded.
     """
-    out = _task_calibrations(results) if "copy_run" in results else []
-    if "gradient_profiles" in results:
+    out = _task_calibrations(results) if results.copy_run is not None else []
+    if results.gradient_profiles is not None:
         out += _fig3_calibration(results)
-    if results.get("minigrid"):
+    if results.minigrid is not None:
         out += _table4_calibrations(results)
-    if "settings" in results or "rl_transfer" in results:
+    if results.settings is not None or results.rl_transfer is not None:
         out += _rl_calibrations(results)
     return out + _recall_seeds_calibrations(results)

@@ -10,9 +10,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from seqmi.claims import MIN_SEEDS, Claim, Design, combine, decide, profile_of, would_decide
+from seqmi.claims import MIN_SEEDS, Claim, Design, combine, decide, would_decide
 from seqmi.claims.ch06_attention_gradients._common import TARGET_POWER, _first_n
 from seqmi.experiments.ch06_records import SWEPT, fig3_contrasts, gradient_decays, seed_range
+from seqmi.results.ch06_attention_gradients import Fig3Settings, Results
 from seqmi.stats import mean_ci, seeds_to_decide, t_power
 
 # held-out recall from which a Fig. 3 model counts as past the Denoise plateau (chance is 1/8;
@@ -25,18 +26,17 @@ FIG3_EFFECT = 0.5
 PROFILE_SECONDS_PER_UPDATE = 0.026
 
 
-def _fig3_run(r: dict[str, Any]) -> dict[str, Any]:
-    """The Fig. 3 sweep's settings: ``steps``, ``length``, ``first_seed``, ``held_out_batches``
-    and ``held_out_sequences``.
+def _fig3_run(r: Results) -> Fig3Settings:
+    """The Fig. 3 sweep's settings.
 
     Recorded with the sweep as ``fig3_settings``; results recorded before then kept them in
     the chapter's ``settings``, with seeds from 0 and one held-out batch of 32 sequences.
     """
-    if "fig3_settings" in r:
-        return r["fig3_settings"]
-    s = r["settings"]
-    return {"steps": s["profile_steps"], "length": s["profile_length"], "first_seed": 0, "held_out_batches": 1,
-            "held_out_sequences": 32}
+    if r.fig3_settings is not None:
+        return r.fig3_settings
+    s = r.settings
+    return Fig3Settings(steps=s.profile_steps, length=s.profile_length, first_seed=0, held_out_batches=1,
+                        held_out_sequences=32)
 
 
 def _past_plateau(recall: dict[str, Any] | None, n: int) -> dict[str, NDArray[np.bool_]]:
@@ -90,23 +90,23 @@ def _fig3_design(sds: tuple[float, float] | None, n: int, entered: int) -> Desig
         power=power)
 
 
-def _fig3_claim(r: dict[str, Any]) -> Claim:
+def _fig3_claim(r: Results) -> Claim:
     """Fig. 3 decided by Student-t intervals over seeds of two contrasts of gradient decays."""
     run = _fig3_run(r)
-    decays = gradient_decays(r["gradient_profiles"], run["length"])
+    decays = gradient_decays(r.gradient_profiles, run.length)
     contrasts = fig3_contrasts(decays)
     n = len(contrasts["rho3_margin"])
     # absent from results recorded before the sweep kept each model's recall
-    recall = {k: np.atleast_1d(np.asarray(v, dtype=float)) for k, v in r["gradient_accuracy"].items()} \
-        if "gradient_accuracy" in r else None
+    recall = {k: np.atleast_1d(np.asarray(v, dtype=float)) for k, v in r.gradient_accuracy.items()} \
+        if r.gradient_accuracy is not None else None
     past = _past_plateau(recall, n)
     entered = {k: v[past[k]] for k, v in contrasts.items()}
     verdict = _decide_fig3(entered["rho3_margin"], entered["range_gap"])
     sds = (float(contrasts["rho3_margin"].std(ddof=1)), float(contrasts["range_gap"].std(ddof=1))) if n > 1 else None
-    batches = run["held_out_batches"]
-    seeds = seed_range(run["first_seed"], n)
-    scale = (f"{profile_of(r)}: {run['steps']:,} updates per setting, {seeds}, T = {run['length']}, each profile "
-             f"averaged over {batches} held-out batch{'es' if batches > 1 else ''} of {run['held_out_sequences']} "
+    batches = run.held_out_batches
+    seeds = seed_range(run.first_seed, n)
+    scale = (f"{r.profile}: {run.steps:,} updates per setting, {seeds}, T = {run.length}, each profile "
+             f"averaged over {batches} held-out batch{'es' if batches > 1 else ''} of {run.held_out_sequences} "
              "sequences")
     few = min(v.size for v in entered.values()) < MIN_SEEDS
     if n < 2:
@@ -117,9 +117,9 @@ def _fig3_claim(r: dict[str, Any]) -> Claim:
         if None in need:
             seeds_text = "more seeds than any affordable count (a contrast's recorded mean is too close to 0)"
         else:
-            hours = 8 * max(need) * run["steps"] * PROFILE_SECONDS_PER_UPDATE / 3600
+            hours = 8 * max(need) * run.steps * PROFILE_SECONDS_PER_UPDATE / 3600
             seeds_text = (f"≈ {max(need)} seeds per setting at the means and spreads of all {n} recorded seeds "
-                          f"({8 * max(need)} models of ≥ {run['steps']:,} updates, ≈ {hours:.0f} core-hours at "
+                          f"({8 * max(need)} models of ≥ {run.steps:,} updates, ≈ {hours:.0f} core-hours at "
                           f"{PROFILE_SECONDS_PER_UPDATE} s per update)")
         if recall is None:
             scale += "; " + would_decide("the sweep rerun with each model's held-out recall (section fig3), then "
@@ -128,7 +128,7 @@ def _fig3_claim(r: dict[str, Any]) -> Claim:
             rho3_past = int((recall["nu=15,rho=3"] >= PLATEAU_EXIT).sum())
             scale += (f"; {entered['rho3_margin'].size} and {entered['range_gap'].size} of {n} seeds have every model "
                       f"of a contrast past the plateau (recall ≥ {PLATEAU_EXIT:.0%}), fewer than {MIN_SEEDS}; "
-                      + would_decide(f"ρ = 3 models trained past the Denoise plateau (after {run['steps']:,} updates "
+                      + would_decide(f"ρ = 3 models trained past the Denoise plateau (after {run.steps:,} updates "
                                      f"{rho3_past} of {n} were), then " + seeds_text))
         else:
             scale += "; " + would_decide(seeds_text)
@@ -159,5 +159,5 @@ def _fig3_claim(r: dict[str, Any]) -> Claim:
         f"Denoise plateau (held-out recall ≥ {PLATEAU_EXIT:.0%}); with ≥ {MIN_SEEDS} seeds in each, both Student-t "
         "95% intervals above 0: reproduced, either below: not reproduced. The value is ρ = 3's mean margin over "
         "the seeds that enter",
-        verdict, f"RelRNN (the authors' RNN variant) on Denoise at T = {run['length']}, not MemLSTM at T = 1000",
+        verdict, f"RelRNN (the authors' RNN variant) on Denoise at T = {run.length}, not MemLSTM at T = 1000",
         scale, detail, design=_fig3_design(sds, n, int(past["range_gap"].sum())))

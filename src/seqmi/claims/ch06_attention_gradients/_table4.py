@@ -7,15 +7,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
-
 import numpy as np
 from numpy.typing import NDArray
 
 from seqmi.claims import (EQUIVALENCE_LEVEL, EQUIVALENCE_MARGIN, MIN_SEEDS, Claim, Design, decide, decide_equivalence,
-                          profile_of, would_decide)
+                          would_decide)
 from seqmi.claims.ch06_attention_gradients._common import TARGET_POWER, _first_n
 from seqmi.experiments.ch06_records import NAMES, RL_PAIRS, minigrid_rewards, minigrid_seeds, rl_rewards, seed_range
+from seqmi.results.ch06_attention_gradients import MiniGridSweep, Results
 from seqmi.stats import equivalence_power, equivalence_scale, mean_ci, mean_diff_ci, seeds_to_decide, t_power
 
 # Table 4 (MiniGrid): the authors trained every agent for 5,000,000 environment steps
@@ -64,9 +63,9 @@ TABLE4 = (
 )
 
 
-def _table4_groups(mg: dict[str, Any], env: str, paired: bool) -> tuple[NDArray[np.float64], ...]:
+def _table4_groups(mg: MiniGridSweep, env: str, paired: bool) -> tuple[NDArray[np.float64], ...]:
     """RelLSTM's rewards on ``env``, one per seed, and the baseline's when ``paired``."""
-    base = "full" if "full" in mg["kinds"] else "lstm"
+    base = "full" if "full" in mg.kinds else "lstm"
     rel = minigrid_rewards(mg, "relevancy", env)
     return (rel, minigrid_rewards(mg, base, env)) if paired else (rel,)
 
@@ -96,36 +95,36 @@ def _table4_design(effect: float, paired: bool, groups: tuple[NDArray[np.float64
         power=power)
 
 
-def _table4_claims(r: dict[str, Any]) -> list[Claim]:
+def _table4_claims(r: Results) -> list[Claim]:
     """Table 4's Memory rows: RelLSTM uses memory, and beats the baseline in training and after transfer."""
     source = "Kerg et al. 2020 supplement Table 4"
-    mg = r.get("minigrid")  # absent from results recorded before the MiniGrid sweep
+    mg = r.minigrid  # absent from results recorded before the MiniGrid sweep
     if mg is None:
         return [Claim(cid, source, statement, "statistical", None, None, "mean reward over seeds", "inconclusive", "",
-                      f"{profile_of(r)}: not run in this recording; " + would_decide(
+                      f"{r.profile}: not run in this recording; " + would_decide(
                           f"the MiniGrid sweep (section table4): {DECISIVE_MINIGRID_SEEDS} seeds per kind, as the "
                           "reference profile trains them"), "no MiniGrid run",
                       design=_table4_design(effect, paired, None))
                 for cid, statement, _, paired, effect in TABLE4]
-    n, seeds = mg["replicates"], minigrid_seeds(mg)
-    base = "full" if "full" in mg["kinds"] else "lstm"
-    steps = int(np.mean([mg["runs"][f"relevancy/{i}"]["env_steps"][-1] for i in seeds]))
+    n, seeds = mg.replicates, minigrid_seeds(mg)
+    base = "full" if "full" in mg.kinds else "lstm"
+    steps = int(np.mean([mg.runs[f"relevancy/{i}"].env_steps[-1] for i in seeds]))
     named = seed_range(seeds.start, n)
-    scale = (f"{profile_of(r)}: PPO, {mg['updates']} rollouts of {mg['n_envs']} episodes (≈ {steps:,} environment "
-             f"steps per RelLSTM run), {named}, {mg['eval_episodes']} test episodes per environment")
+    scale = (f"{r.profile}: PPO, {mg.updates} rollouts of {mg.n_envs} episodes (≈ {steps:,} environment "
+             f"steps per RelLSTM run), {named}, {mg.eval_episodes} test episodes per environment")
     sub = ("memory core of 64 units, ν = ρ = 5 as the authors; actions restricted to turn/forward (the Memory tasks "
            "ignore the other four); PPO written for whole episodes")
     if base == "lstm":
         sub += "; the baseline is a plain LSTM, not the paper's MemLSTM"
-    train_env, test_env = mg["train_env"], mg["test_envs"][-1]
+    train_env, test_env = mg.train_env, mg.test_envs[-1]
     detail = "; ".join(f"{NAMES[k]}: reward {minigrid_rewards(mg, k, train_env).mean():.2f} / "
                        f"{minigrid_rewards(mg, k, test_env).mean():.2f}, success "
                        f"{minigrid_rewards(mg, k, train_env, 'success').mean():.0%} / "
-                       f"{minigrid_rewards(mg, k, test_env, 'success').mean():.0%}" for k in mg["kinds"])
+                       f"{minigrid_rewards(mg, k, test_env, 'success').mean():.0%}" for k in mg.kinds)
     detail += f" (on {train_env.split('-')[1]} / {test_env.split('-')[1]}, means over seeds)"
     # the pilot was recorded before the sweep's seeds were fixed ahead of its run
-    pilot = "first_seed" not in mg
-    core_hours = DECISIVE_MINIGRID_SEEDS * np.mean([sum(mg["runs"][f"{k}/{i}"].get("busy_s", 0.0) for k in mg["kinds"])
+    pilot = mg.first_seed is None
+    core_hours = DECISIVE_MINIGRID_SEEDS * np.mean([sum(mg.runs[f"{k}/{i}"].busy_s for k in mg.kinds)
                                                     for i in seeds]) / 3600
     out = []
     for cid, statement, where, paired, effect in TABLE4:
@@ -286,18 +285,18 @@ def _rl_hours(seeds: int, per_seed_s: float) -> str:
             "kinds")
 
 
-def _rl_not_run(r: dict[str, Any], pair: str, why: str) -> str:
+def _rl_not_run(r: Results, pair: str, why: str) -> str:
     rollouts, episodes, per_seed = RL_REFERENCE[pair]
-    return (f"{profile_of(r)}: not yet run at this scale: {why}; " + would_decide(
+    return (f"{r.profile}: not yet run at this scale: {why}; " + would_decide(
         f"the section table4-transfer with {pair}: {DECISIVE_RL_SEEDS} seeds of MemLSTM and of RelLSTM, "
         f"{rollouts} rollouts of {episodes} episodes each ({_rl_hours(DECISIVE_RL_SEEDS, per_seed)}, from measured "
         "step times)"))
 
 
-def _rl_claims(r: dict[str, Any]) -> list[Claim]:
+def _rl_claims(r: Results) -> list[Claim]:
     """Table 4's DoorKey and RedBlueDoors rows: RelLSTM against MemLSTM on the small room and after transfer."""
     source = "Kerg et al. 2020 supplement Table 4 and App. B"
-    rl = r.get("rl_transfer")  # absent from recordings made before the transfer sweep
+    rl = r.rl_transfer  # absent from recordings made before the transfer sweep
     out = []
     for cid, pair, where, test in RL_ROWS:
         train_env, test_env = RL_PAIRS[pair]
@@ -312,24 +311,24 @@ def _rl_claims(r: dict[str, Any]) -> list[Claim]:
                  f"Welch 90% interval over seeds of RelLSTM's minus MemLSTM's mean reward on {_room(env)}, over "
                  f"MemLSTM's, inside ±{EQUIVALENCE_MARGIN:.0%} (two one-sided tests)")
                 + f"; with ≥ {MIN_SEEDS} seeds per kind")
-        if rl is None or pair not in rl["pairs"] or not {"full", "relevancy"} <= set(rl["kinds"]):
+        if rl is None or pair not in rl.pairs or not {"full", "relevancy"} <= set(rl.kinds):
             why = ("this recording has no transfer sweep" if rl is None else
-                   f"this recording's transfer sweep has no {pair} agents" if pair not in rl["pairs"] else
+                   f"this recording's transfer sweep has no {pair} agents" if pair not in rl.pairs else
                    "this recording's transfer sweep has no MemLSTM or no RelLSTM")
             out.append(Claim(cid, source, statement, "statistical", None, None, rule, "inconclusive", RL_SUBSTITUTION,
                              _rl_not_run(r, pair, why), f"no {pair} agents",
                              design=_rl_design(test, pair, where, None, None, paper["full"])))
             continue
-        seeds = range(rl["first_seed"], rl["first_seed"] + rl["replicates"])
+        seeds = range(rl.first_seed, rl.first_seed + rl.replicates)
         named = seed_range(seeds.start, len(seeds))
         rel, base = (rl_rewards(rl, pair, k, env) for k in ("relevancy", "full"))
         n = len(seeds)
         verdict, ci = _decide_rl(test, rel, base)
-        steps = int(np.mean([rl["runs"][f"{pair}/relevancy/{i}"]["env_steps"][-1] for i in seeds]))
-        per_seed = float(np.mean([sum(rl["runs"][f"{pair}/{k}/{i}"]["busy_s"] for k in ("full", "relevancy"))
+        steps = int(np.mean([rl.runs[f"{pair}/relevancy/{i}"].env_steps[-1] for i in seeds]))
+        per_seed = float(np.mean([sum(rl.runs[f"{pair}/{k}/{i}"].busy_s for k in ("full", "relevancy"))
                                   for i in seeds]))
-        scale = (f"{profile_of(r)}: PPO on {_room(train_env)}, {rl['updates']} rollouts of {rl['n_envs']} episodes "
-                 f"(≈ {steps:,} environment steps per RelLSTM run), {named}, {rl['eval_episodes']} test episodes "
+        scale = (f"{r.profile}: PPO on {_room(train_env)}, {rl.updates} rollouts of {rl.n_envs} episodes "
+                 f"(≈ {steps:,} environment steps per RelLSTM run), {named}, {rl.eval_episodes} test episodes "
                  "per room")
         if n < MIN_SEEDS:
             rollouts, episodes, reference_s = RL_REFERENCE[pair]
@@ -349,7 +348,7 @@ def _rl_claims(r: dict[str, Any]) -> list[Claim]:
         detail = "; ".join(f"{NAMES[k]}: reward {rl_rewards(rl, pair, k, train_env).mean():.2f} / "
                            f"{rl_rewards(rl, pair, k, test_env).mean():.2f}, success "
                            f"{rl_rewards(rl, pair, k, train_env, 'success').mean():.0%} / "
-                           f"{rl_rewards(rl, pair, k, test_env, 'success').mean():.0%}" for k in rl["kinds"])
+                           f"{rl_rewards(rl, pair, k, test_env, 'success').mean():.0%}" for k in rl.kinds)
         detail += f" (on {_room(train_env)} / {_room(test_env)}, means over seeds)"
         # one seed measures no spread: the design is then stated at the assumed one and the paper's level
         sds = [float(g.std(ddof=1)) for g in (rel, base)] if n > 1 else None
