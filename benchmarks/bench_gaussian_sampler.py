@@ -141,7 +141,7 @@ def model_step(backbone: str, width: int, length: int, p4: dict[str, Any], devic
     """Seconds of one training step of a Fig. 4 model (data drawn beforehand), as ``train_gaussian`` takes it."""
     torch.manual_seed(0)
     copies = p4["token_dim"]
-    model = GaussianSequenceModel(backbone, copies, width, p4["model_layers"], p4["n_heads"], length,
+    model = GaussianSequenceModel(backbone, copies, width, p4["model_layers"], p4["heads"], length,
                                   p4["d_state"]).to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.01)
     dist = SubvolumeGaussian(round(math.log(length, 4)), copies=copies)

@@ -160,7 +160,7 @@ def cases(full: dict[str, dict[str, Any]], tiny: bool) -> list[Case]:
     ]
     for backbone in ("transformer", "mamba"):
         out.append(Case(f"Gaussian {backbone}", "04",
-                        lambda b=backbone: GaussianSequenceModel(b, token_dim, g_width, g_layers, p4["n_heads"],
+                        lambda b=backbone: GaussianSequenceModel(b, token_dim, g_width, g_layers, p4["heads"],
                                                                  max(g_len, COMPARE_LENGTH), p4["d_state"]),
                         _vectors(token_dim), *run(p4["batch"], g_len)))
     out += [
@@ -176,7 +176,7 @@ def cases(full: dict[str, dict[str, Any]], tiny: bool) -> list[Case]:
                         _tokens(N_IN), *run(p6.get("batch", 10), t6)))
     for kind in p6["minigrid_kinds"]:
         out.append(Case(f"MiniGrid agent {kind}", "06", lambda k=kind: Agent(k, hidden), views,
-                        *run(p6["minigrid_envs"], 64)))
+                        *run(p6["minigrid_n_envs"], 64)))
     return out
 
 

@@ -14,6 +14,8 @@ cells read (:func:`seqmi.sections.readers`) never reached its numbers.
 from __future__ import annotations
 
 import ast
+import dataclasses
+import importlib
 from typing import Any
 
 SETUP_TAG = "setup"
@@ -33,8 +35,22 @@ def _code(cell: Any) -> ast.Module:
     return ast.parse("\n".join(lines))
 
 
-def _loaded(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+# what each field of a record built by name loads, by the name the record is bound to
+Fields = dict[str, dict[str, set[str]]]
+
+
+def _loaded(node: ast.AST, fields: Fields | None = None) -> set[str]:
+    """The names ``node`` loads; ``record.field`` of a record built by name loads only what that field took."""
+    fields = fields or {}
+    found: set[str] = set()
+    precise: set[int] = set()
+    for n in ast.walk(node):
+        if (isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in fields
+                and n.attr in fields[n.value.id]):
+            found |= fields[n.value.id][n.attr]
+            precise.add(id(n.value))
+    return found | {n.id for n in ast.walk(node)
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and id(n) not in precise}
 
 
 def _defined(statement: ast.stmt) -> set[str]:
@@ -60,14 +76,93 @@ def _parameters(code: list[Any]) -> set[str]:
     return set().union(*(_defined(s) for c in code if "parameters" in _tags(c) for s in _code(c).body))
 
 
-def _setup_binds(code: list[Any]) -> dict[str, set[str]]:
-    """Each name a setup cell binds, with the names its binding statements load."""
+def _setup_binds(code: list[Any]) -> tuple[dict[str, set[str]], Fields]:
+    """Each name a setup cell binds, with the names its binding statements load; and the records built by name.
+
+    A record built by name (``x = from_parameters(Record, globals(), prefix, **derived)``)
+    loads the parameters its fields take (:func:`seqmi.sections.by_name_reads`), and each
+    of its fields is kept apart, so that ``x.hidden`` reads only what ``hidden`` took.
+    """
     binds: dict[str, set[str]] = {}
+    fields: Fields = {}
+    parameters = _parameters(code)
     for cell in (c for c in code if SETUP_TAG in _tags(c)):
         for statement in _code(cell).body:
+            loaded = _loaded(statement, fields) | by_name_reads(statement, code, parameters, fields)
             for name in _defined(statement):
-                binds.setdefault(name, set()).update(_loaded(statement))
-    return binds
+                binds.setdefault(name, set()).update(loaded)
+            record = _by_name_record(statement)
+            if record is not None:
+                target, call = record
+                sources = _field_sources(call, code, parameters, fields)
+                if sources is None:
+                    fields.pop(target, None)
+                else:
+                    fields[target] = sources
+    return binds, fields
+
+
+def _by_name_calls(statement: ast.AST) -> list[ast.Call]:
+    return [n for n in ast.walk(statement) if isinstance(n, ast.Call)
+            and getattr(n.func, "id", getattr(n.func, "attr", None)) == "from_parameters"]
+
+
+def _by_name_record(statement: ast.stmt) -> tuple[str, ast.Call] | None:
+    """``(name, call)`` where ``statement`` is ``name = from_parameters(...)``, else ``None``."""
+    if (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name) and isinstance(statement.value, ast.Call)
+            and _by_name_calls(statement.value) == [statement.value]):
+        return statement.targets[0].id, statement.value
+    return None
+
+
+def by_name_reads(statement: ast.stmt, code: list[Any], parameters: set[str],
+                  fields: Fields | None = None) -> set[str]:
+    """The parameters the ``from_parameters(Record, globals(), prefix, **derived)`` calls of ``statement`` take.
+
+    Field ``f`` of ``Record`` is taken from ``<prefix>f`` where the chapter has that
+    parameter, else from ``f`` (:func:`seqmi.experiments.from_parameters`); a field
+    given in ``derived`` from neither (what its expression loads counts instead). The
+    record's fields are read from the class the chapter imports; where it cannot be
+    imported (a core install without the chapter's extra), every parameter counts as
+    read, so that no recording vouches for what it might have read.
+    """
+    found: set[str] = set()
+    for call in _by_name_calls(statement):
+        sources = _field_sources(call, code, parameters, fields or {})
+        if sources is None:
+            return set(parameters)
+        found |= set().union(*sources.values())
+    return found & parameters
+
+
+def _field_sources(call: ast.Call, code: list[Any], parameters: set[str], fields: Fields
+                   ) -> dict[str, set[str]] | None:
+    """What each field of the record ``call`` builds by name loads; ``None`` if its class is unknown."""
+    names = _record_fields(call.args[0], code) if call.args else None
+    if names is None:
+        return None
+    prefix = call.args[2].value if len(call.args) > 2 and isinstance(call.args[2], ast.Constant) else ""
+    prefix = next((k.value.value for k in call.keywords if k.arg == "prefix"
+                   and isinstance(k.value, ast.Constant)), prefix)
+    derived = {k.arg: _loaded(k.value, fields) for k in call.keywords if k.arg not in (None, "prefix")}
+    return {f: derived[f] if f in derived else {prefix + f if prefix + f in parameters else f} for f in names}
+
+
+def _record_fields(node: ast.expr, code: list[Any]) -> set[str] | None:
+    """The field names of the record class ``node`` names, from the import that binds it; ``None`` if unknown."""
+    name = getattr(node, "id", None)
+    for cell in code:
+        for statement in _code(cell).body:
+            if isinstance(statement, ast.ImportFrom) and statement.module:
+                for alias in statement.names:
+                    if (alias.asname or alias.name) == name:
+                        try:
+                            record = getattr(importlib.import_module(statement.module), alias.name)
+                        except (ImportError, AttributeError):
+                            return None
+                        return {f.name for f in dataclasses.fields(record) if f.init}
+    return None
 
 
 def _reached(names: set[str], binds: dict[str, set[str]]) -> set[str]:
@@ -107,8 +202,9 @@ def parameters_read(cells: list[Any], section: str) -> set[str]:
     tag = SECTION_PREFIX + section
     if not any(tag in _tags(c) for c in code):
         raise ValueError(f"no code cell is tagged {tag!r}")
-    loaded = set().union(*(_loaded(_code(c)) for c in code if tag in _tags(c)))
-    return _reached(loaded, _setup_binds(code)) & _parameters(code)
+    binds, fields = _setup_binds(code)
+    loaded = set().union(*(_loaded(_code(c), fields) for c in code if tag in _tags(c)))
+    return _reached(loaded, binds) & _parameters(code)
 
 
 def readers(cells: list[Any]) -> dict[str, list[frozenset[str]]]:
@@ -132,10 +228,10 @@ def readers(cells: list[Any]) -> dict[str, list[frozenset[str]]]:
         cell reads are absent.
     """
     code = [c for c in cells if c["cell_type"] == "code"]
-    parameters, binds = _parameters(code), _setup_binds(code)
+    parameters, (binds, fields) = _parameters(code), _setup_binds(code)
     found: dict[str, list[frozenset[str]]] = {}
     for cell in (c for c in code if not _tags(c) & {"parameters", SETUP_TAG}):
-        for name in sorted(_reached(_loaded(_code(cell)), binds) & parameters):
+        for name in sorted(_reached(_loaded(_code(cell), fields), binds) & parameters):
             found.setdefault(name, []).append(_sections_of(cell))
     return found
 

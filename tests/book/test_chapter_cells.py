@@ -82,6 +82,32 @@ def test_chapters_leave_their_checks_to_the_settings_records():
     assert len(checks) < MAX_CHECK_LINES, f"{len(checks)} check lines in the chapters: {checks}"
 
 
+def _parameter_names(path: Path) -> set[str]:
+    source = next(src for _, src in _cells(path) if _is_parameters(src))
+    return {t.id for node in ast.parse(_code(source)).body if isinstance(node, ast.Assign)
+            for t in node.targets if isinstance(t, ast.Name)}
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_settings_records_take_the_parameters_by_name(path):
+    """Every settings record is built by :func:`seqmi.experiments.from_parameters`, and no keyword
+    hands it a parameter under another name (a keyword gives what is computed or shared)."""
+    parameters = _parameter_names(path)
+    by_keyword, renamed = [], []
+    for line, src in _cells(path):
+        if _is_parameters(src):
+            continue
+        for call in (n for n in ast.walk(ast.parse(_code(src))) if isinstance(n, ast.Call)):
+            name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+            if name.endswith(("Settings", "Config")) and name[:1].isupper():
+                by_keyword.append((line + call.lineno, name))
+            if name == "from_parameters":
+                renamed += [(line + call.lineno, k.arg, k.value.id) for k in call.keywords
+                            if isinstance(k.value, ast.Name) and k.value.id in parameters]
+    assert not by_keyword, f"{path.name}: records built by keyword at (line, record) {by_keyword}"
+    assert not renamed, f"{path.name}: parameters renamed on their way in at (line, field, parameter) {renamed}"
+
+
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
 def test_no_training_or_sweep_loop_in_a_chapter(path):
     found = []

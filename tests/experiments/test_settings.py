@@ -155,7 +155,7 @@ def test_chapter_04_points_check_their_parameters():
     assert len(ch04.l2m_points([16, 64], [8, 24], 2, 2)) == 2 * 2 * 2 * 2
     with pytest.raises(ValueError, match="l2m_lengths must list powers of 4"):
         ch04.l2m_points([16, 32], [8], 2, 1)
-    with pytest.raises(ValueError, match="model_widths must list multiples of n_heads=2"):
+    with pytest.raises(ValueError, match="model_widths must list multiples of heads=2"):
         ch04.l2m_points([16, 64], [8, 9], 2, 1)
     points = ch04.exact_bound_points([2, 8], 8, 16, [16, 64], range(2), mamba_max_length=16)
     assert ("mamba", 8, 16, 1) in points and ("mamba", 8, 64, 0) not in points and len(points) == 14

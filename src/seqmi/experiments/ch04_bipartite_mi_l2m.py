@@ -235,17 +235,17 @@ class GaussianSettings:
         _check_backbones_and_training(self)
 
 
-def l2m_points(l2m_lengths: Sequence[int], model_widths: Sequence[int], n_heads: int,
+def l2m_points(l2m_lengths: Sequence[int], model_widths: Sequence[int], heads: int,
                l2m_replicates: int) -> list[tuple[str, int, int, int]]:
     """Fig. 4's points: ``(backbone, width, L, replicate)``, Transformer and Mamba at every width and length.
 
     Lengths are powers of 4 (the family's hierarchy), at least two; widths multiples of
-    the Transformer's ``n_heads``.
+    the Transformer's ``heads``.
     """
     check_int_list("l2m_lengths", l2m_lengths, 4, min_len=2)
     if any(4 ** round(math.log(x, 4)) != x for x in l2m_lengths):
         raise ValueError(f"l2m_lengths must list powers of 4, got {list(l2m_lengths)!r}")
-    check_multiples("model_widths", model_widths, check_int("n_heads", n_heads, 1), "n_heads")
+    check_multiples("model_widths", model_widths, check_int("heads", heads, 1), "heads")
     check_int("l2m_replicates", l2m_replicates, 1, 100)
     return list(itertools.product(("transformer", "mamba"), model_widths, l2m_lengths, range(l2m_replicates)))
 
