@@ -27,6 +27,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from torch import nn
 
+from seqmi.stats import spearman
 from seqmi.validate import check_float, check_int
 
 FLOAT32_NATS = 32 * math.log(2.0)
@@ -287,8 +288,6 @@ def collapse_measure(mi: ArrayLike, excess_by_dim: dict[int, ArrayLike]) -> dict
         ``I/d``, over the range where both lengths have points (piecewise linear in
         ``ln(I/d)``, between the given dimensions).
     """
-    from scipy.stats import spearmanr
-
     mi = np.asarray(mi, dtype=np.float64)
     dims = sorted(excess_by_dim)
     frac = np.array([np.asarray(excess_by_dim[d], dtype=np.float64) for d in dims]) / mi  # (n_d, n_L)
@@ -303,5 +302,5 @@ def collapse_measure(mi: ArrayLike, excess_by_dim: dict[int, ArrayLike]) -> dict
                 grid = np.linspace(lo, hi, 64)
                 gap = np.interp(grid, xi, frac[::-1, i]) - np.interp(grid, xj, frac[::-1, j])
                 spread = max(spread, float(np.abs(gap).max()))
-    return {"spearman": float(spearmanr(load[keep], frac[keep]).statistic), "n_points": int(keep.sum()),
+    return {"spearman": spearman(load[keep], frac[keep]), "n_points": int(keep.sum()),
             "max_spread": spread}
