@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+from pathlib import Path
 from typing import Any, Literal
 
 import pytest
@@ -72,8 +74,6 @@ def test_a_chapter_without_a_record_is_named():
 
 
 def _chapters() -> list[str]:
-    from pathlib import Path
-
     return sorted(p.stem for p in (Path(__file__).resolve().parents[2] / "notebooks").glob("[0-9][0-9]_*.md"))
 
 
@@ -89,3 +89,17 @@ def test_every_chapters_rules_and_calibrations_read_its_record(chapter):
         (hint,) = [h for name, h in typing.get_type_hints(function).items() if name != "return"]
         assert hint is results_type(chapter)
     assert issubclass(results_type(chapter), ChapterResults)
+
+
+RECORDINGS = sorted((Path(__file__).resolve().parents[2] / "results").glob("*/*/results.json"))
+
+
+@pytest.mark.parametrize("chapter", _chapters())
+def test_every_chapter_has_a_recording(chapter):
+    assert any(p.parent.name == chapter for p in RECORDINGS)
+
+
+@pytest.mark.parametrize("path", RECORDINGS, ids=lambda p: f"{p.parts[-3]}/{p.parts[-2]}")
+def test_every_recording_is_read_and_written_back_exactly(path):
+    recorded = json.loads(path.read_text())["results"]
+    assert results_type(path.parent.name).from_json(recorded).to_json() == recorded
